@@ -1,0 +1,53 @@
+// Command yinsh is the YINSH Zero command-line tool: rules (perft, replay, show), search, networks,
+// self-play, training, evaluation and the engine protocol. Run `yinsh --help` for the command list.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// run executes the CLI with the given arguments and streams and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		fmt.Fprintln(stderr, "yinsh:", err)
+		return 1
+	}
+	return 0
+}
+
+// exitError carries an exit code for errors already reported to the user.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "yinsh",
+		Short:         "YINSH Zero: self-play reinforcement learning for the board game YINSH",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newPerftCmd(),
+		newReplayCmd(),
+		newShowCmd(),
+		newBenchCmd(),
+	)
+	return root
+}
