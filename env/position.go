@@ -82,12 +82,16 @@ func ParsePosition(text string, v Variant) (*State, error) {
 		c := int(pointCell[p])
 		switch f[0][p] {
 		case '.':
-		case 'W':
-			s.putRing(White, c)
-			ringCount[White]++
-		case 'B':
-			s.putRing(Black, c)
-			ringCount[Black]++
+		case 'W', 'B':
+			col := White
+			if f[0][p] == 'B' {
+				col = Black
+			}
+			if ringCount[col] == RingsPerPlayer {
+				return nil, fmt.Errorf("env: position: more than %d %s rings", RingsPerPlayer, col)
+			}
+			s.putRing(col, c)
+			ringCount[col]++
 		case 'w', 'b':
 			col := Color(0)
 			if f[0][p] == 'b' {
@@ -98,9 +102,6 @@ func ParsePosition(text string, v Variant) (*State, error) {
 			s.onBoard++
 		default:
 			return nil, fmt.Errorf("env: position: point %d (%s) has %q, want one of . W B w b", p+1, CellName(c), f[0][p])
-		}
-		if ringCount[White] > RingsPerPlayer || ringCount[Black] > RingsPerPlayer {
-			return nil, fmt.Errorf("env: position: more than %d rings of one colour", RingsPerPlayer)
 		}
 	}
 	switch f[1] {
@@ -212,17 +213,15 @@ func (s *State) UnmarshalText(b []byte) error {
 func (s *State) String() string {
 	var b strings.Builder
 	for row := GridSize; row >= 1; row-- {
-		fmt.Fprintf(&b, "%2d ", row)
-		b.WriteString(strings.Repeat(" ", GridSize-row))
+		line := []byte(fmt.Sprintf("%2d ", row) + strings.Repeat(" ", GridSize-row))
 		for col := 0; col < GridSize; col++ {
-			c, ok := CellOf(col, row)
-			if !ok {
-				b.WriteString("  ")
-				continue
+			ch := byte(' ')
+			if c, ok := CellOf(col, row); ok {
+				ch = s.Cell(c)
 			}
-			b.WriteByte(' ')
-			b.WriteByte(s.Cell(c))
+			line = append(line, ' ', ch)
 		}
+		b.WriteString(strings.TrimRight(string(line), " "))
 		b.WriteByte('\n')
 	}
 	b.WriteString(strings.Repeat(" ", GridSize+3))

@@ -506,21 +506,29 @@ func (s *State) flip(c int) {
 	s.setCell(c, markerOf(col^1))
 }
 
+// putRing puts a ring of colour c on cell; the ring list stays sorted so equal positions are equal
+// values.
 func (s *State) putRing(c Color, cell int) {
 	s.setCell(cell, ringOf(c))
-	s.rings[c][s.ringN[c]] = uint8(cell)
+	i := int(s.ringN[c])
+	for ; i > 0 && int(s.rings[c][i-1]) > cell; i-- {
+		s.rings[c][i] = s.rings[c][i-1]
+	}
+	s.rings[c][i] = uint8(cell)
 	s.ringN[c]++
 }
 
 func (s *State) takeRing(c Color, cell int) {
 	s.setCell(cell, empty)
 	n := int(s.ringN[c])
-	for i := 0; i < n; i++ {
-		if int(s.rings[c][i]) == cell {
-			s.rings[c][i] = s.rings[c][n-1]
-			break
-		}
+	i := 0
+	for i < n && int(s.rings[c][i]) != cell {
+		i++
 	}
+	for ; i < n-1; i++ {
+		s.rings[c][i] = s.rings[c][i+1]
+	}
+	s.rings[c][n-1] = 0
 	s.ringN[c]--
 }
 

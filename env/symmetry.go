@@ -122,10 +122,11 @@ func (s *State) Transform(t int) *State {
 			n.markers[col] = n.markers[col].set(tc)
 		}
 	}
-	for col := 0; col < 2; col++ {
-		n.ringN[col] = s.ringN[col]
+	for col := Color(0); col < 2; col++ {
 		for i := 0; i < int(s.ringN[col]); i++ {
-			n.rings[col][i] = uint8(symCell[t][s.rings[col][i]])
+			tc := int(symCell[t][s.rings[col][i]])
+			n.cells[tc] = empty
+			n.putRing(col, tc)
 		}
 	}
 	n.hash = n.computeHash()

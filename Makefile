@@ -1,0 +1,25 @@
+# YINSH Zero. `make test` is the test command CI runs (see README.md and .ci/run).
+GO ?= go
+
+.PHONY: build test race vet fuzz bench torch-setup torch-test
+
+build:
+	$(GO) build -o bin/yinsh ./cmd/yinsh
+
+test:
+	$(GO) test ./...
+
+vet:
+	gofmt -l . | grep -v '^third_party/' | (! grep .)
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -short ./mcts/... ./selfplay/... ./cmd/...
+
+fuzz:
+	for f in FuzzParseAction FuzzParsePosition FuzzReadSGF FuzzActionSequence; do \
+		$(GO) test ./env -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+
+bench:
+	GOMAXPROCS=1 $(GO) run ./cmd/yinsh bench playouts --games 20000 --seed 1
+	$(GO) test ./env -run XXX -bench . -benchmem -cpu 1
