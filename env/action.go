@@ -267,3 +267,12 @@ func (a *Action) UnmarshalText(b []byte) error {
 	*a = x
 	return nil
 }
+
+// RowCells returns the five cells of a row-removal action, from the lower end.
+func RowCells(a Action) [5]int {
+	var out [5]int
+	for k, c := range windowCells[int(a)-FirstRowAction] {
+		out[k] = int(c)
+	}
+	return out
+}
