@@ -48,6 +48,10 @@ func newRootCmd() *cobra.Command {
 		newReplayCmd(),
 		newShowCmd(),
 		newBenchCmd(),
+		newArenaCmd(),
+		newRatingsCmd(),
+		newEngineCmd(),
+		newModelCmd(), newExportCmd(),
 	)
 	return root
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yinsh-zero/yinsh/engine"
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+// EngineOptions configures `yinsh engine`.
+type EngineOptions struct {
+	In      io.Reader
+	Out     io.Writer // the protocol
+	Log     *slog.Logger
+	Player  string
+	Sims    int
+	Seed    uint64
+	Variant env.Variant
+}
+
+func newEngineCmd() *cobra.Command { return newCmdEngine(nil) }
+
+func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
+	opts := &EngineOptions{}
+	var variant, logLevel string
+	cmd := &cobra.Command{
+		Use:   "engine [--player PLAYER] [--sims N] [--variant standard|blitz] [--seed S]",
+		Short: "Speak the YINSH engine protocol (GTP-style) on stdin/stdout for game clients",
+		Long: "Speak the YINSH engine protocol on stdin/stdout: one command a line, answers '=[id] result' or\n" +
+			"'?[id] error' followed by an empty line, as in GTP. Logs go to stderr. See docs/engine-protocol.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := env.ParseVariant(variant)
+			if err != nil {
+				return err
+			}
+			if opts.Sims < 1 {
+				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
+			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level: %w", err)
+			}
+			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
+			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			if runF != nil {
+				return runF(opts)
+			}
+			return engineRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Player, "player", engine.DefaultPlayer,
+		"player: random, heuristic, rollout:N or a checkpoint file (default heuristic until network players exist)")
+	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per decision for checkpoint players (rollout:N uses N)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the player (same seed and commands, same answers)")
+	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant of the first game: standard or blitz")
+	cmd.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	return cmd
+}
+
+func engineRun(opts *EngineOptions) error {
+	e, err := engine.New(engine.Options{
+		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log,
+	})
+	if err != nil {
+		return err
+	}
+	opts.Log.Debug("engine ready", "player", opts.Player, "sims", opts.Sims, "seed", opts.Seed, "variant", opts.Variant.String())
+	return e.Run(opts.In, opts.Out)
+}

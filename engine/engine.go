@@ -1,0 +1,682 @@
+// Package engine implements the YINSH engine protocol: a line-based text protocol on stdin/stdout with
+// GTP (Go Text Protocol, version 2) framing, through which game clients (GUIs, tournament managers,
+// other engines) drive a YINSH Zero player. docs/engine-protocol.md is the reference.
+//
+// Framing, as in GTP: a command is one line, "[id] name [args...]"; the answer is "=[id] result" on
+// success or "?[id] message" on failure, followed by an empty line. Control characters other than tab
+// and newline are dropped, '#' starts a comment, tabs count as spaces, blank lines are ignored.
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
+)
+
+// Version is the engine's version, answered by the version command.
+const Version = "0.1.0"
+
+// ProtocolVersion is the version of this protocol, answered by protocol_version.
+const ProtocolVersion = "1"
+
+// Name is answered by the name command.
+const Name = "YINSH Zero"
+
+// DefaultSims is the number of simulations per decision of checkpoint players when Options.Sims is 0
+// (the arena's default too). rollout:N players use their N.
+const DefaultSims = 200
+
+// DefaultPlayer is the player spec used when Options.Player is empty (until network players exist,
+// the strongest baseline that answers at once).
+const DefaultPlayer = "heuristic"
+
+// maxLine is the read buffer size: a command line (with its newline) must be shorter; longer lines are
+// answered with an error and skipped.
+const maxLine = 64 << 10
+
+// Options configures an Engine.
+type Options struct {
+	// Player is a player spec as selfplay.ParsePlayer takes it (random, heuristic, rollout:N, a
+	// checkpoint file); empty means DefaultPlayer.
+	Player string
+	// Sims is the simulations per decision of checkpoint players (selfplay.PlayerOptions.Sims); 0 means
+	// DefaultSims.
+	Sims int
+	// Seed seeds the player; the same seed and the same commands give the same answers.
+	Seed uint64
+	// Variant is the rules variant of the first game (newgame may change it).
+	Variant env.Variant
+	// Log receives one record per genmove (and per rebuilt player); nil discards.
+	Log *slog.Logger
+}
+
+// Engine holds one game and one player and answers protocol commands. It is not safe for concurrent
+// use; one Engine serves one client.
+type Engine struct {
+	spec    string
+	sims    int
+	seed    uint64
+	variant env.Variant
+	log     *slog.Logger
+
+	player selfplay.Player
+
+	state   env.State
+	history []env.State  // history[i] is the state before moves[i]
+	moves   []env.Action // actions since newgame or position
+	buf     []env.Action
+
+	quit bool
+}
+
+// New returns an engine at the start of a game, or an error if the player cannot be built.
+func New(opts Options) (*Engine, error) {
+	if opts.Player == "" {
+		opts.Player = DefaultPlayer
+	}
+	switch {
+	case opts.Sims == 0:
+		opts.Sims = DefaultSims
+	case opts.Sims < 0:
+		return nil, fmt.Errorf("engine: sims must be at least 1, got %d", opts.Sims)
+	}
+	e := &Engine{log: opts.Log, variant: opts.Variant}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if err := e.configure(opts.Player, opts.Sims, opts.Seed, opts.Variant); err != nil {
+		return nil, err
+	}
+	e.reset(env.NewState(opts.Variant))
+	return e, nil
+}
+
+// configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
+// On error the engine is unchanged.
+func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
+	factory, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Sims: sims, Variant: v})
+	if err != nil {
+		return err
+	}
+	p, err := factory(seed)
+	if err != nil {
+		return err
+	}
+	e.spec, e.sims, e.seed, e.variant, e.player = spec, sims, seed, v, p
+	e.log.Debug("player", "spec", spec, "name", p.Name(), "sims", sims, "seed", seed, "variant", v.String())
+	return nil
+}
+
+// reset starts a game from s.
+func (e *Engine) reset(s *env.State) {
+	e.state = *s
+	e.history = e.history[:0]
+	e.moves = e.moves[:0]
+	e.player.NewGame()
+}
+
+// State returns a copy of the current game state.
+func (e *Engine) State() *env.State { return e.state.Clone() }
+
+// Run reads commands from r and writes answers to w until quit or the end of r. Bad input is answered
+// with an error and never ends the loop. Run returns nil on quit or end of input, or the read or write
+// error that stopped it.
+func (e *Engine) Run(r io.Reader, w io.Writer) error {
+	br := bufio.NewReaderSize(r, maxLine)
+	bw := bufio.NewWriter(w)
+	e.quit = false
+	for !e.quit {
+		line, tooLong, err := readLine(br)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if tooLong {
+			writeAnswer(bw, "", false, fmt.Sprintf("line too long (at most %d bytes)", maxLine-1))
+		} else if id, ok, text, answered := e.Exec(string(line)); answered {
+			writeAnswer(bw, id, ok, text)
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+	return nil
+}
+
+// readLine returns the next line without its newline. A line longer than the reader's buffer is
+// consumed whole and reported as tooLong.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	line, err = br.ReadSlice('\n')
+	for err == bufio.ErrBufferFull {
+		tooLong = true
+		_, err = br.ReadSlice('\n')
+	}
+	if tooLong {
+		return nil, true, err
+	}
+	return line, false, err
+}
+
+// Exec runs one command line and returns the answer: its id (empty if none), success, and the result
+// or error message. answered is false for lines that carry no command (blank lines and comments), which get
+// no answer.
+func (e *Engine) Exec(line string) (id string, ok bool, text string, answered bool) {
+	line = clean(line)
+	if line == "" {
+		return "", false, "", false
+	}
+	f := strings.Fields(line)
+	if c := f[0][0]; c >= '0' && c <= '9' {
+		if !validID(f[0]) {
+			return "", false, fmt.Sprintf("malformed id %q (want an integer of at most 18 digits)", f[0]), true
+		}
+		id, f = f[0], f[1:]
+		if len(f) == 0 {
+			return id, false, "missing command after the id", true
+		}
+	}
+	name, args := strings.ToLower(f[0]), f[1:]
+	cmd, found := commandIndex[name]
+	if !found {
+		return id, false, fmt.Sprintf("unknown command %q (list_commands lists them)", f[0]), true
+	}
+	if len(args) < cmd.minArgs || cmd.maxArgs >= 0 && len(args) > cmd.maxArgs {
+		return id, false, "usage: " + cmd.usage(), true
+	}
+	res, err := cmd.run(e, args)
+	if err != nil {
+		return id, false, err.Error(), true
+	}
+	return id, true, res, true
+}
+
+// clean applies GTP preprocessing: drop control characters except tab and newline, cut '#' comments,
+// turn tabs into spaces, trim.
+func clean(line string) string {
+	line = strings.TrimRight(line, "\r\n")
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	dirty := false
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c < 32 || c == 127 {
+			dirty = true
+			break
+		}
+	}
+	if dirty {
+		line = strings.Map(func(r rune) rune {
+			switch {
+			case r == '\t':
+				return ' '
+			case r < 32 || r == 127:
+				return -1
+			}
+			return r
+		}, line)
+	}
+	return strings.TrimSpace(line)
+}
+
+func validID(s string) bool {
+	if len(s) > 18 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// writeAnswer writes "=id result\n\n" or "?id message\n\n". Empty lines inside a result (which would end
+// the answer early) are dropped; an error message is kept on one line.
+func writeAnswer(w *bufio.Writer, id string, ok bool, text string) {
+	if ok {
+		w.WriteByte('=')
+	} else {
+		w.WriteByte('?')
+		text = strings.Join(strings.Fields(text), " ")
+	}
+	w.WriteString(id)
+	w.WriteByte(' ')
+	text = strings.TrimRight(text, " \n")
+	if strings.Contains(text, "\n") {
+		lines := strings.Split(text, "\n")
+		text = lines[0]
+		for _, l := range lines[1:] {
+			if strings.TrimSpace(l) != "" {
+				text += "\n" + l
+			}
+		}
+	}
+	w.WriteString(text)
+	w.WriteString("\n\n")
+}
+
+// command is one protocol command.
+type command struct {
+	name    string
+	args    string // argument synopsis, e.g. "TOKEN [TOKEN...]"
+	help    string
+	minArgs int
+	maxArgs int // -1: any number
+	run     func(e *Engine, args []string) (string, error)
+}
+
+func (c *command) usage() string {
+	if c.args == "" {
+		return c.name
+	}
+	return c.name + " " + c.args
+}
+
+// commands is the command table, in the order list_commands prints it; commandIndex finds them by name.
+var (
+	commands     []command
+	commandIndex map[string]*command
+)
+
+func init() {
+	commands = []command{
+		{"protocol_version", "", "the protocol version (1)", 0, 0, (*Engine).cmdProtocolVersion},
+		{"name", "", "the engine name", 0, 0, (*Engine).cmdName},
+		{"version", "", "the engine version", 0, 0, (*Engine).cmdVersion},
+		{"list_commands", "", "the commands, one a line", 0, 0, (*Engine).cmdListCommands},
+		{"known_command", "NAME", "true if NAME is a command, else false", 1, 1, (*Engine).cmdKnownCommand},
+		{"help", "[NAME]", "usage and one line of help for NAME, or for every command", 0, 1, (*Engine).cmdHelp},
+		{"quit", "", "answer, then exit", 0, 0, (*Engine).cmdQuit},
+		{"newgame", "[standard|blitz]", "start a game from the empty board (default: the current variant)", 0, 1, (*Engine).cmdNewgame},
+		{"position", "[TEXT]", "set up position TEXT as a new game; without TEXT, print the current position text", 0, 4, (*Engine).cmdPosition},
+		{"play", "TOKEN [TOKEN...]", "apply the actions in order for whoever is to act (all or none)", 1, -1, (*Engine).cmdPlay},
+		{"undo", "[N]", "take back the last N actions (default 1)", 0, 1, (*Engine).cmdUndo},
+		{"legal", "", "the legal actions, space separated (empty when the game is over)", 0, 0, (*Engine).cmdLegal},
+		{"turn", "", "the side to act and the phase: '<w|b> <place|move|remove-row|remove-ring>', or '- over'", 0, 0, (*Engine).cmdTurn},
+		{"moves", "", "the actions played since newgame or position, space separated", 0, 0, (*Engine).cmdMoves},
+		{"genmove", "", "choose, play and print an action for the side to act", 0, 0, (*Engine).cmdGenmove},
+		{"genmove_info", "", "like genmove, then 'key value' lines: action, side, time_ms, wdl, top, pv", 0, 0, (*Engine).cmdGenmoveInfo},
+		{"eval", "[N]", "the player's view of the position without playing: side, wdl, best, N top actions (default 10), pv", 0, 1, (*Engine).cmdEval},
+		{"showboard", "", "the board diagram and a status line", 0, 0, (*Engine).cmdShowboard},
+		{"result", "", "white, black, draw or ongoing", 0, 0, (*Engine).cmdResult},
+		{"set", "[player SPEC|sims N|seed N]", "change a setting (rebuilds the player); without arguments, list the settings", 0, 2, (*Engine).cmdSet},
+	}
+	commandIndex = make(map[string]*command, len(commands))
+	for i := range commands {
+		commandIndex[commands[i].name] = &commands[i]
+	}
+}
+
+func (e *Engine) cmdProtocolVersion([]string) (string, error) { return ProtocolVersion, nil }
+func (e *Engine) cmdName([]string) (string, error)            { return Name, nil }
+func (e *Engine) cmdVersion([]string) (string, error)         { return Version, nil }
+
+func (e *Engine) cmdListCommands([]string) (string, error) {
+	var b strings.Builder
+	for i, c := range commands {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.name)
+	}
+	return b.String(), nil
+}
+
+func (e *Engine) cmdKnownCommand(args []string) (string, error) {
+	_, ok := commandIndex[strings.ToLower(args[0])]
+	return strconv.FormatBool(ok), nil
+}
+
+func (e *Engine) cmdHelp(args []string) (string, error) {
+	if len(args) == 1 {
+		c, ok := commandIndex[strings.ToLower(args[0])]
+		if !ok {
+			return "", fmt.Errorf("unknown command %q", args[0])
+		}
+		return c.usage() + " -- " + c.help, nil
+	}
+	lines := make([]string, len(commands))
+	for i := range commands {
+		lines[i] = commands[i].usage() + " -- " + commands[i].help
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func (e *Engine) cmdQuit([]string) (string, error) {
+	e.quit = true
+	return "", nil
+}
+
+func (e *Engine) cmdNewgame(args []string) (string, error) {
+	v := e.variant
+	if len(args) == 1 {
+		var err error
+		if v, err = env.ParseVariant(strings.ToLower(args[0])); err != nil {
+			return "", errors.New(strings.ReplaceAll(err.Error(), "env: ", ""))
+		}
+	}
+	if v != e.variant {
+		if err := e.configure(e.spec, e.sims, e.seed, v); err != nil {
+			return "", err
+		}
+	}
+	e.reset(env.NewState(v))
+	return "", nil
+}
+
+func (e *Engine) cmdPosition(args []string) (string, error) {
+	if len(args) == 0 {
+		return e.state.Text(), nil
+	}
+	s, err := env.ParsePosition(strings.Join(args, " "), e.variant)
+	if err != nil {
+		return "", errors.New(strings.ReplaceAll(err.Error(), "env: ", ""))
+	}
+	e.reset(s)
+	return "", nil
+}
+
+func (e *Engine) cmdPlay(args []string) (string, error) {
+	n := len(e.moves)
+	for i, tok := range args {
+		a, err := env.ParseAction(tok)
+		if err != nil {
+			err = errors.New(strings.ReplaceAll(err.Error(), "env: ", ""))
+		} else if err = e.apply(a); err != nil {
+			err = fmt.Errorf("illegal action %q: %s", tok, strings.TrimPrefix(err.Error(), env.ErrIllegal.Error()+": "))
+		}
+		if err != nil {
+			e.undo(len(e.moves) - n)
+			if len(args) > 1 {
+				return "", fmt.Errorf("token %d: %v (nothing played)", i+1, err)
+			}
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// apply plays a for the side to act, keeping the state before it for undo.
+func (e *Engine) apply(a env.Action) error {
+	before := e.state
+	if err := e.state.ApplyAction(a); err != nil {
+		return err
+	}
+	e.history = append(e.history, before)
+	e.moves = append(e.moves, a)
+	return nil
+}
+
+// undo takes back the last n actions (n ≤ len(e.moves)).
+func (e *Engine) undo(n int) {
+	if n <= 0 {
+		return
+	}
+	k := len(e.moves) - n
+	e.state = e.history[k]
+	e.history = e.history[:k]
+	e.moves = e.moves[:k]
+}
+
+func (e *Engine) cmdUndo(args []string) (string, error) {
+	n := 1
+	if len(args) == 1 {
+		var err error
+		if n, err = strconv.Atoi(args[0]); err != nil || n < 1 {
+			return "", fmt.Errorf("undo: want a count of at least 1, got %q", args[0])
+		}
+	}
+	if n > len(e.moves) {
+		if len(e.moves) == 0 {
+			return "", errors.New("nothing to undo")
+		}
+		return "", fmt.Errorf("cannot undo %d actions, only %d played since newgame or position", n, len(e.moves))
+	}
+	e.undo(n)
+	e.player.NewGame() // a player that keeps a search tree must not reuse it across a take-back
+	return "", nil
+}
+
+func (e *Engine) cmdLegal([]string) (string, error) {
+	e.buf = e.state.LegalActions(e.buf)
+	return joinActions(e.buf), nil
+}
+
+func (e *Engine) cmdTurn([]string) (string, error) {
+	if e.state.IsTerminal() {
+		return "- over", nil
+	}
+	return sideName(e.state.CurrentPlayer()) + " " + e.state.Phase().String(), nil
+}
+
+func (e *Engine) cmdMoves([]string) (string, error) { return joinActions(e.moves), nil }
+
+func (e *Engine) cmdResult([]string) (string, error) { return e.state.Outcome().String(), nil }
+
+func (e *Engine) cmdShowboard([]string) (string, error) {
+	// The diagram starts on its own line, as GTP engines print boards.
+	return "\n" + e.state.String(), nil
+}
+
+func (e *Engine) cmdSet(args []string) (string, error) {
+	switch {
+	case len(args) == 0:
+		return fmt.Sprintf("player %s\nsims %d\nseed %d\nvariant %s", e.spec, e.sims, e.seed, e.variant), nil
+	case len(args) != 2:
+		return "", errors.New("usage: set [player SPEC|sims N|seed N]")
+	}
+	key, val := strings.ToLower(args[0]), args[1]
+	switch key {
+	case "player":
+		return "", e.configure(val, e.sims, e.seed, e.variant)
+	case "sims":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > 100_000_000 {
+			return "", fmt.Errorf("set sims: want an integer in [1, 100000000], got %q", val)
+		}
+		return "", e.configure(e.spec, n, e.seed, e.variant)
+	case "seed":
+		n, err := strconv.ParseUint(val, 10, 64)
+		if err != nil {
+			return "", fmt.Errorf("set seed: want an unsigned 64-bit integer, got %q", val)
+		}
+		return "", e.configure(e.spec, e.sims, n, e.variant)
+	}
+	return "", fmt.Errorf("set: unknown setting %q (want player, sims or seed)", args[0])
+}
+
+// decide asks the player for the side to act; it errs on a finished game.
+func (e *Engine) decide() (selfplay.Decision, time.Duration, error) {
+	if e.state.IsTerminal() {
+		return selfplay.Decision{}, 0, fmt.Errorf("the game is over (result %s)", e.state.Outcome())
+	}
+	c := e.state // the player gets a copy: nothing it does can touch the game or the undo stack
+	start := time.Now()
+	d, err := e.player.Decide(&c)
+	elapsed := time.Since(start)
+	if err != nil {
+		return d, elapsed, fmt.Errorf("player %s: %v", e.player.Name(), err)
+	}
+	return d, elapsed, nil
+}
+
+// genmove decides and plays an action, logging it with its time.
+func (e *Engine) genmove() (selfplay.Decision, env.Color, time.Duration, error) {
+	side := e.state.CurrentPlayer()
+	d, elapsed, err := e.decide()
+	if err != nil {
+		return d, side, elapsed, err
+	}
+	if err := e.apply(d.Action); err != nil {
+		return d, side, elapsed, fmt.Errorf("player %s chose %s: %v", e.player.Name(), d.Action, err)
+	}
+	attrs := []any{"action", d.Action.String(), "side", sideName(side), "ply", e.state.Ply(),
+		"player", e.player.Name(), "ms", float64(elapsed.Microseconds()) / 1000}
+	if d.HasValue {
+		attrs = append(attrs, "wdl", formatWDL(d))
+	}
+	e.log.Info("genmove", attrs...)
+	return d, side, elapsed, nil
+}
+
+func (e *Engine) cmdGenmove([]string) (string, error) {
+	d, _, _, err := e.genmove()
+	if err != nil {
+		return "", err
+	}
+	return d.Action.String(), nil
+}
+
+func (e *Engine) cmdGenmoveInfo([]string) (string, error) {
+	d, side, elapsed, err := e.genmove()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "action %s\nside %s\ntime_ms %.3f\nwdl %s", d.Action, sideName(side),
+		float64(elapsed.Microseconds())/1000, formatWDL(d))
+	writeTop(&b, d.Top, 10)
+	writePV(&b, d.PV)
+	return b.String(), nil
+}
+
+func (e *Engine) cmdEval(args []string) (string, error) {
+	n := 10
+	if len(args) == 1 {
+		var err error
+		if n, err = strconv.Atoi(args[0]); err != nil || n < 0 {
+			return "", fmt.Errorf("eval: want a count of at least 0, got %q", args[0])
+		}
+	}
+	side := e.state.CurrentPlayer()
+	d, _, err := e.decide()
+	if err != nil {
+		return "", err
+	}
+	top := d.Top
+	if len(top) == 0 {
+		// Players that do not search say nothing about the candidates: list the legal actions with
+		// uniform priors and no visits.
+		e.buf = e.state.LegalActions(e.buf)
+		p := float32(1) / float32(len(e.buf))
+		top = make([]selfplay.ActionStat, 0, min(n, len(e.buf)))
+		for _, a := range e.buf[:min(n, len(e.buf))] {
+			top = append(top, selfplay.ActionStat{Action: a, Prior: p})
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "side %s\nwdl %s\nbest %s", sideName(side), formatWDL(d), d.Action)
+	writeTop(&b, top, n)
+	writePV(&b, d.PV)
+	return b.String(), nil
+}
+
+// formatWDL prints the decision's win/draw/loss for the side to act, or "unknown".
+func formatWDL(d selfplay.Decision) string {
+	if !d.HasValue {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.3f %.3f %.3f", d.WDL[0], d.WDL[1], d.WDL[2])
+}
+
+// writeTop writes up to n lines "top TOKEN prior P visits V q Q" (q is "-" for unvisited actions).
+func writeTop(b *strings.Builder, top []selfplay.ActionStat, n int) {
+	for _, st := range top[:min(n, len(top))] {
+		q := "-"
+		if st.Visits > 0 {
+			q = strconv.FormatFloat(float64(st.Q), 'f', 3, 32)
+			if q == "-0.000" {
+				q = "0.000"
+			}
+		}
+		fmt.Fprintf(b, "\ntop %s prior %.4f visits %d q %s", st.Action, st.Prior, st.Visits, q)
+	}
+}
+
+func writePV(b *strings.Builder, pv []env.Action) {
+	if len(pv) > 0 {
+		b.WriteString("\npv ")
+		b.WriteString(joinActions(pv))
+	}
+}
+
+func joinActions(acts []env.Action) string {
+	var b strings.Builder
+	b.Grow(len(acts) * 7)
+	for i, a := range acts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a.String())
+	}
+	return b.String()
+}
+
+func sideName(c env.Color) string { return string("wb"[c]) }
+
+// Commands returns the command names in list_commands order.
+func Commands() []string {
+	names := make([]string, len(commands))
+	for i := range commands {
+		names[i] = commands[i].name
+	}
+	return names
+}
+
+// Answer is one answer of the protocol, as a client reads it.
+type Answer struct {
+	OK   bool   // '=' (true) or '?' (false)
+	ID   string // the command's id, empty if it had none
+	Text string // the result or error message; lines of a multi-line result are joined by '\n'
+}
+
+// ReadAnswer reads one answer (up to and including its terminating empty line) from r, for Go clients
+// and tests. Lines before the answer that are empty are skipped.
+func ReadAnswer(r *bufio.Reader) (Answer, error) {
+	var a Answer
+	var lines []string
+	for {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && (len(lines) > 0 || l != "") {
+				err = io.ErrUnexpectedEOF
+			}
+			return a, err
+		}
+		l = strings.TrimRight(l, "\r\n")
+		if l == "" {
+			if len(lines) == 0 {
+				continue
+			}
+			break
+		}
+		lines = append(lines, l)
+	}
+	head := lines[0]
+	switch head[0] {
+	case '=':
+		a.OK = true
+	case '?':
+	default:
+		return a, fmt.Errorf("engine: answer starts with %q, want '=' or '?'", head)
+	}
+	head = head[1:]
+	i := 0
+	for i < len(head) && head[i] >= '0' && head[i] <= '9' {
+		i++
+	}
+	a.ID = head[:i]
+	lines[0] = strings.TrimPrefix(head[i:], " ")
+	a.Text = strings.Join(lines, "\n")
+	return a, nil
+}

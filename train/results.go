@@ -1,0 +1,82 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ResultsFileName is the name of a run directory's match-results file; `yinsh ratings DIR` reads every
+// results*.jsonl file in DIR.
+const ResultsFileName = "results.jsonl"
+
+// AppendResult appends one match result as a JSON line to path (created if missing), syncing it.
+func AppendResult(path string, r Result) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadResults reads every results*.jsonl file in dir. A malformed line is an error naming the file and
+// line, except a final line without its newline (a write cut short by a crash), which is skipped.
+func ReadResults(dir string) ([]Result, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "results*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no results*.jsonl files in %s", dir)
+	}
+	var out []Result
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		text := string(data)
+		complete := strings.HasSuffix(text, "\n")
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		for i, line := range lines {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			var r Result
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&r); err != nil || r.A == "" || r.B == "" || r.Wins < 0 || r.Draws < 0 || r.Losses < 0 {
+				if i == len(lines)-1 && !complete {
+					continue
+				}
+				if err == nil {
+					err = fmt.Errorf("missing players or negative counts")
+				}
+				return nil, fmt.Errorf("%s: line %d: %v", f, i+1, err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
