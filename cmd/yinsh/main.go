@@ -51,7 +51,6 @@ func newRootCmd() *cobra.Command {
 		newArenaCmd(),
 		newRatingsCmd(),
 		newEngineCmd(),
-		newModelCmd(), newExportCmd(),
 	)
 	return root
 }
