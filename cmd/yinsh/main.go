@@ -51,6 +51,8 @@ func newRootCmd() *cobra.Command {
 		newArenaCmd(),
 		newRatingsCmd(),
 		newEngineCmd(),
+		newDatasetsCmd(),
+		newSearchCmd(),
 	)
 	return root
 }

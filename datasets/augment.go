@@ -1,0 +1,82 @@
+package datasets
+
+import "github.com/yinsh-zero/yinsh/env"
+
+// Batch is a set of training examples ready for a network, as plain row-major slices (sample i's rows
+// start at i×size):
+//
+//	Planes [N, env.ObservationSize]  observation of the position, from the view of the side to act
+//	Masks  [N, env.NumActions]       legal actions
+//	Policy [N, env.NumActions]       search policy target, summing to 1 over legal actions
+//	WDL    [N, 3]                    game outcome as win/draw/loss for the side to act
+//
+// Each example is seen through one of the board's symmetries, the same one for all four rows.
+type Batch struct {
+	N      int
+	Planes []float32
+	Masks  []bool
+	Policy []float32
+	WDL    []float32
+}
+
+// Resize sets N and the slice lengths, reusing capacity. Contents are unspecified until filled.
+func (b *Batch) Resize(n int) {
+	b.N = n
+	b.Planes = resize(b.Planes, n*env.ObservationSize)
+	b.Masks = resize(b.Masks, n*env.NumActions)
+	b.Policy = resize(b.Policy, n*env.NumActions)
+	b.WDL = resize(b.WDL, n*3)
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// Augmenter writes training examples under a board symmetry. It holds scratch space, so use one per
+// goroutine; the zero value is ready to use.
+type Augmenter struct {
+	obs   []float32
+	legal []env.Action
+}
+
+// Write fills example i of b with state s seen through symmetry t (0 is the identity):
+// planes T(observation of s), mask T(legal actions of s), the dense policy with
+// Policy[T(a)] = p / Σp for each entry (a, p), and the value wdl (already from the side to act's view,
+// which no symmetry changes).
+func (g *Augmenter) Write(b *Batch, i int, s *env.State, t int, policy []PolicyEntry, wdl [3]float32) {
+	planes := b.Planes[i*env.ObservationSize : (i+1)*env.ObservationSize]
+	mask := b.Masks[i*env.NumActions : (i+1)*env.NumActions]
+	pol := b.Policy[i*env.NumActions : (i+1)*env.NumActions]
+	if t == 0 {
+		s.Observation(planes)
+		s.LegalMask(mask)
+	} else {
+		if g.obs == nil {
+			g.obs = make([]float32, env.ObservationSize)
+			g.legal = make([]env.Action, 0, 256)
+		}
+		s.Observation(g.obs)
+		env.TransformPlanes(t, g.obs, planes)
+		// The image of the legal actions, as env.TransformMask would give, without a pass over all
+		// 2,142 entries.
+		clear(mask)
+		g.legal = s.LegalActions(g.legal[:0])
+		for _, a := range g.legal {
+			mask[env.TransformAction(t, a)] = true
+		}
+	}
+	clear(pol)
+	var sum float32
+	for _, e := range policy {
+		sum += e.Prob
+	}
+	if sum > 0 {
+		for _, e := range policy {
+			pol[env.TransformAction(t, env.Action(e.Action))] += e.Prob / sum
+		}
+	}
+	copy(b.WDL[3*i:3*i+3], wdl[:])
+}
