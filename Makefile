@@ -19,6 +19,8 @@ race:
 fuzz:
 	for f in FuzzParseAction FuzzParsePosition FuzzReadSGF FuzzActionSequence; do \
 		$(GO) test ./env -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+	for f in FuzzDecodeRecord FuzzReadShard; do \
+		$(GO) test ./datasets -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
 
 bench:
 	GOMAXPROCS=1 $(GO) run ./cmd/yinsh bench playouts --games 20000 --seed 1
