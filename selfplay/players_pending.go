@@ -1,12 +1,26 @@
 package selfplay
 
-import "fmt"
+import (
+	"fmt"
 
-// rolloutFactory and checkpointFactory are filled in when the search and network players land.
+	"github.com/yinsh-zero/yinsh/mcts"
+)
+
+// rolloutFactory makes pure-MCTS players: n simulations per decision, each leaf valued by one random
+// playout (mcts.Rollout), greedy choice, no noise.
 func rolloutFactory(n int, opts PlayerOptions) (PlayerFactory, error) {
-	return nil, fmt.Errorf("selfplay: rollout players are not available in this build yet")
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = n
+	cfg.LeavesInFlight = 1
+	cfg.DirichletFraction = 0
+	cfg.Temperature = 0
+	name := fmt.Sprintf("rollout:%d", n)
+	return func(seed uint64) (Player, error) {
+		return NewSearchPlayer(name, cfg, mcts.Rollout{Playouts: 1, Seed: seed}, seed)
+	}, nil
 }
 
+// checkpointFactory is filled in when the network players land.
 func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, error) {
 	return nil, fmt.Errorf("selfplay: checkpoint players are not available in this build yet (%s)", path)
 }

@@ -19,8 +19,11 @@ func TestArenaAndRatings(t *testing.T) {
 			t.Errorf("arena output lacks %q: %q", want, out)
 		}
 	}
-	runCLI(t, "", "arena", "--a", "rollout:8", "--b", "random", "--games", "4", "--variant", "blitz", "--results", res)
-	runCLI(t, "", "arena", "--a", "heuristic", "--b", "rollout:8", "--games", "4", "--variant", "blitz", "--results", res)
+	for _, pair := range [][2]string{{"rollout:8", "random"}, {"heuristic", "rollout:8"}} {
+		if _, errs, code := runCLI(t, "", "arena", "--a", pair[0], "--b", pair[1], "--games", "4", "--variant", "blitz", "--results", res); code != 0 {
+			t.Fatalf("%v: code %d: %s", pair, code, errs)
+		}
+	}
 	out, errs, code = runCLI(t, "", "ratings", dir)
 	if code != 0 || !strings.Contains(out, "heuristic") || !strings.Contains(out, "rollout:8") || !strings.Contains(out, "random") {
 		t.Fatalf("ratings: code %d out %q err %q", code, out, errs)

@@ -1,0 +1,333 @@
+package mcts
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+// statePool returns n distinct states (by hash) reached by random play.
+func statePool(tb testing.TB, n int) []*env.State {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(42, 1))
+	seen := map[uint64]bool{}
+	var out []*env.State
+	var buf []env.Action
+	for len(out) < n {
+		s := env.NewState(env.Standard)
+		for ply := 0; ply < 60 && !s.IsTerminal() && len(out) < n; ply++ {
+			buf = s.LegalActions(buf[:0])
+			if err := s.ApplyAction(buf[rng.IntN(len(buf))]); err != nil {
+				tb.Fatal(err)
+			}
+			if !s.IsTerminal() && !seen[s.Hash()] {
+				seen[s.Hash()] = true
+				out = append(out, s.Clone())
+			}
+		}
+	}
+	return out
+}
+
+// signature is what the fake evaluator answers for a state: priors and WDL derived from its hash, so
+// that a caller can check it got the answer for its own request.
+func signature(s *env.State, j int) float32 { return float32(s.Hash()%1000) + float32(j) }
+
+func signatureWDL(s *env.State) [3]float32 {
+	w := float32(s.Hash()%997) / 997
+	return [3]float32{w, 0, 1 - w}
+}
+
+type fakeNet struct {
+	maxBatch   int
+	concurrent int32 // calls allowed at once (the batcher's workers)
+	calls      atomic.Int64
+	inside     atomic.Int32
+	poison     uint64
+	delay      time.Duration
+	t          testing.TB
+}
+
+func (f *fakeNet) Evaluate(reqs []Request, out []Evaluation) error {
+	if n := f.inside.Add(1); n > max(f.concurrent, 1) {
+		f.t.Errorf("inner evaluator called %d times at once", n)
+	}
+	defer f.inside.Add(-1)
+	f.calls.Add(1)
+	if len(reqs) > f.maxBatch || len(reqs) != len(out) {
+		f.t.Errorf("batch of %d requests, %d outputs, max %d", len(reqs), len(out), f.maxBatch)
+	}
+	time.Sleep(f.delay)
+	for i, r := range reqs {
+		if r.State.Hash() == f.poison {
+			return errors.New("poisoned")
+		}
+		if len(out[i].Priors) != len(r.Legal) {
+			f.t.Errorf("priors %d for %d legal actions", len(out[i].Priors), len(r.Legal))
+		}
+		for j := range out[i].Priors {
+			out[i].Priors[j] = signature(r.State, j)
+		}
+		out[i].WDL = signatureWDL(r.State)
+	}
+	return nil
+}
+
+func TestBatcherAnswersEveryCaller(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprint("workers", workers), func(t *testing.T) { testBatcherAnswers(t, workers) })
+	}
+}
+
+func testBatcherAnswers(t *testing.T, workers int) {
+	pool := statePool(t, 300)
+	legal := make([][]env.Action, len(pool))
+	for i, s := range pool {
+		legal[i] = s.LegalActions(nil)
+	}
+	inner := &fakeNet{maxBatch: 16, concurrent: int32(workers), t: t}
+	b, err := NewBatcher(inner, BatcherOptions{MaxBatch: 16, Wait: 200 * time.Microsecond, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const callers, rounds = 48, 40
+	var wg sync.WaitGroup
+	var leaves atomic.Int64
+	for g := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 3))
+			for range rounds {
+				n := 1 + rng.IntN(40) // often more than a batch: split across batches
+				reqs := make([]Request, n)
+				out := make([]Evaluation, n)
+				idx := make([]int, n)
+				for i := range n {
+					idx[i] = rng.IntN(len(pool))
+					reqs[i] = Request{State: pool[idx[i]], Legal: legal[idx[i]]}
+					out[i].Priors = make([]float32, len(legal[idx[i]]))
+				}
+				if err := b.Evaluate(reqs, out); err != nil {
+					t.Error(err)
+					return
+				}
+				leaves.Add(int64(n))
+				for i := range n {
+					s := pool[idx[i]]
+					if out[i].WDL != signatureWDL(s) {
+						t.Errorf("caller %d leaf %d: WDL %v, want %v", g, i, out[i].WDL, signatureWDL(s))
+						return
+					}
+					for j, p := range out[i].Priors {
+						if p != signature(s, j) {
+							t.Errorf("caller %d leaf %d: prior %d is %v, want %v", g, i, j, p, signature(s, j))
+							return
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st := b.Stats()
+	if st.Leaves != leaves.Load() || st.Batches != inner.calls.Load() {
+		t.Fatalf("stats: %d leaves in %d batches; callers sent %d leaves, inner ran %d times", st.Leaves, st.Batches, leaves.Load(), inner.calls.Load())
+	}
+	if st.Hist[0] != 0 {
+		t.Fatalf("%d empty batches", st.Hist[0])
+	}
+	t.Logf("%d leaves in %d batches, mean %.1f, full %.2f", st.Leaves, st.Batches, st.Mean(), st.FullFraction())
+}
+
+func TestBatcherErrorsAndClose(t *testing.T) {
+	pool := statePool(t, 10)
+	inner := &fakeNet{maxBatch: 4, poison: pool[3].Hash(), t: t}
+	b, err := NewBatcher(inner, BatcherOptions{MaxBatch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(s *env.State) ([]Request, []Evaluation) {
+		l := s.LegalActions(nil)
+		return []Request{{State: s, Legal: l}}, []Evaluation{{Priors: make([]float32, len(l))}}
+	}
+	r, o := req(pool[3])
+	if err := b.Evaluate(r, o); err == nil || err.Error() != "poisoned" {
+		t.Fatalf("err %v, want the inner error", err)
+	}
+	r, o = req(pool[1])
+	if err := b.Evaluate(r, o); err != nil {
+		t.Fatalf("after an error: %v", err)
+	}
+	// Close while callers are waiting: every caller returns (an answer or ErrClosed), none hangs.
+	inner.delay = 2 * time.Millisecond
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, o := req(pool[i%3])
+			if err := b.Evaluate(r, o); err != nil && !errors.Is(err, ErrClosed) {
+				t.Error(err)
+			}
+		}()
+	}
+	time.Sleep(3 * time.Millisecond)
+	b.Close()
+	wg.Wait()
+	r, o = req(pool[0])
+	if err := b.Evaluate(r, o); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: err %v, want ErrClosed", err)
+	}
+	if _, err := NewBatcher(inner, BatcherOptions{}); err == nil {
+		t.Fatal("MaxBatch 0 accepted")
+	}
+}
+
+// runSearches runs one search per state, each in its own goroutine, through ev.
+func runSearches(tb testing.TB, states []*env.State, cfg Config, ev Evaluator) []*Result {
+	tb.Helper()
+	res := make([]*Result, len(states))
+	var wg sync.WaitGroup
+	for i, s := range states {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr, err := NewTree(cfg, ev)
+			if err != nil {
+				tb.Error(err)
+				return
+			}
+			tr.Reset(s)
+			r, err := tr.Search(seeded(uint64(i)))
+			if err != nil {
+				tb.Error(err)
+				return
+			}
+			res[i] = r
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+// TestBatcherFullBatches runs 64 concurrent searches through a batcher of 32: at least 90% of the
+// batches must be full, and every search must give the same result as without batching.
+func TestBatcherFullBatches(t *testing.T) {
+	states := make([]*env.State, 64)
+	for i := range states {
+		states[i] = midgame(t, uint64(100+i), 12+i%8)
+	}
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.LeavesInFlight = 100, 1
+	inner := Rollout{Playouts: 1, Seed: 1}
+	// The wait only matters at the end, when fewer than 32 searches are left; a generous one keeps
+	// the test independent of the machine's load.
+	b, err := NewBatcher(inner, BatcherOptions{MaxBatch: 32, Wait: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runSearches(t, states, cfg, b)
+	b.Close()
+	st := b.Stats()
+	t.Logf("%d leaves, %d batches, mean %.2f, full %.3f", st.Leaves, st.Batches, st.Mean(), st.FullFraction())
+	if st.FullFraction() < 0.9 {
+		t.Errorf("full batches %.3f, want at least 0.9 (histogram %v)", st.FullFraction(), st.Hist)
+	}
+	want := runSearches(t, states, cfg, inner)
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("search %d differs through the batcher", i)
+		}
+	}
+}
+
+func TestCache(t *testing.T) {
+	pool := statePool(t, 100)
+	inner := &fakeNet{maxBatch: 1000, t: t}
+	c, err := NewCache(inner, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(idx ...int) []Evaluation {
+		reqs := make([]Request, len(idx))
+		out := make([]Evaluation, len(idx))
+		for k, i := range idx {
+			l := pool[i].LegalActions(nil)
+			reqs[k] = Request{State: pool[i], Legal: l}
+			out[k].Priors = make([]float32, len(l))
+		}
+		if err := c.Evaluate(reqs, out); err != nil {
+			t.Fatal(err)
+		}
+		for k, i := range idx {
+			if out[k].WDL != signatureWDL(pool[i]) || out[k].Priors[0] != signature(pool[i], 0) {
+				t.Fatalf("wrong answer for state %d", i)
+			}
+		}
+		return out
+	}
+	eval(0, 1, 2)
+	calls := inner.calls.Load()
+	eval(0, 1, 2)
+	if inner.calls.Load() != calls {
+		t.Fatal("cached states reached the inner evaluator")
+	}
+	eval(1, 5, 2, 6) // two hits, two misses in one inner call
+	if inner.calls.Load() != calls+1 {
+		t.Fatalf("%d inner calls for one batch with misses", inner.calls.Load()-calls)
+	}
+	st := c.Stats()
+	if st.Hits != 5 || st.Misses != 5 || st.Entries != 5 {
+		t.Fatalf("stats %+v, want 5 hits, 5 misses, 5 entries", st)
+	}
+	for i := range pool {
+		eval(i)
+	}
+	if st := c.Stats(); st.Entries > 64 {
+		t.Fatalf("cache holds %d entries, bound 64", st.Entries)
+	}
+	if _, err := NewCache(inner, 3); err == nil {
+		t.Fatal("size 3 accepted")
+	}
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	pool := statePool(t, 200)
+	c, err := NewCache(Rollout{Playouts: 1}, 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 200 {
+				s := pool[rng.IntN(len(pool))]
+				l := s.LegalActions(nil)
+				out := []Evaluation{{Priors: make([]float32, len(l))}}
+				want := []Evaluation{{Priors: make([]float32, len(l))}}
+				if err := c.Evaluate([]Request{{s, l}}, out); err != nil {
+					t.Error(err)
+					return
+				}
+				Rollout{Playouts: 1}.Evaluate([]Request{{s, l}}, want)
+				if !reflect.DeepEqual(out, want) {
+					t.Errorf("goroutine %d: cached evaluation differs", g)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,258 @@
+package selfplay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
+)
+
+// Config configures self-play games.
+type Config struct {
+	Variant env.Variant
+	// Search is the search for every action: simulations, c_puct, root noise, Gumbel, playout-cap
+	// randomisation (FullFraction/FastSimulations). Its Temperature is replaced per action below.
+	Search mcts.Config
+	// TemperatureActions: the first TemperatureActions actions of a game are chosen with
+	// Temperature (τ, usually 1); later ones greedily (τ = 0).
+	TemperatureActions int
+	Temperature        float64
+	// TreeReuse keeps the searched subtree from one action to the next.
+	TreeReuse bool
+	// ResignThreshold: a player resigns when its root value (win - loss) has been below it for
+	// ResignConsecutive consecutive own searches (0 or -1 or lower disables, values are in [-1, 1]).
+	ResignThreshold   float64
+	ResignConsecutive int
+	// ResignCheckFraction of games never resign, so false resignations can be counted.
+	ResignCheckFraction float64
+	// Generator names the network (checkpoint id) recorded in each game.
+	Generator string
+}
+
+// Position is the search's record of one action of a game.
+type Position struct {
+	// Policy is the sparse training target (probabilities summing to 1 over legal actions); empty
+	// for positions that are not training targets (fast searches of playout-cap randomisation).
+	Policy []PolicyEntry
+	// WDL is the root's win/draw/loss estimate for the side to act.
+	WDL [3]float32
+	// Full marks a full search (a training target).
+	Full bool
+}
+
+// PolicyEntry is one action's probability in a sparse policy.
+type PolicyEntry struct {
+	Action env.Action
+	Prob   float32
+}
+
+// Game is one finished self-play game.
+type Game struct {
+	Index     int // game number within the run
+	Seed      uint64
+	Variant   env.Variant
+	Generator string
+	Actions   []env.Action
+	Positions []Position // one per action
+	Outcome   env.Outcome
+	// Resigned is the colour that resigned (-1 if none); the outcome is then a win for the other.
+	Resigned int
+	// WouldResign is the colour that would have resigned in a resignation-check game (-1 if none).
+	WouldResign int
+}
+
+// Stats summarises a self-play run.
+type Stats struct {
+	Games, Actions, Searches, Simulations int
+	Elapsed                               time.Duration
+	// FalseResigns counts check games whose would-be resigner did not lose; Checked counts check
+	// games where someone would have resigned.
+	FalseResigns, Checked int
+}
+
+// RunOptions configures Run.
+type RunOptions struct {
+	Games    int
+	Parallel int    // games played at once; each has its own tree, all share the evaluator
+	Seed     uint64 // game i is seeded from (Seed, i): a game's play does not depend on scheduling
+	// FirstIndex numbers the games (to continue a run after a restart).
+	FirstIndex int
+	// OnGame receives each finished game (serialised; an error stops the run).
+	OnGame func(Game) error
+	// Progress, if set, is called after every search with the number of searches so far (from many
+	// goroutines; must be cheap and safe for concurrent use).
+	Progress func(searches int64)
+}
+
+// Run plays opts.Games self-play games, opts.Parallel at a time, every search going through ev
+// (typically an mcts.Batcher in front of one network, so leaves of all games share batches).
+func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (Stats, error) {
+	if opts.Games < 0 || opts.Parallel < 1 {
+		return Stats{}, fmt.Errorf("selfplay: games %d, parallel %d", opts.Games, opts.Parallel)
+	}
+	if err := cfg.Search.Validate(); err != nil {
+		return Stats{}, err
+	}
+	start := time.Now()
+	var (
+		mu       sync.Mutex
+		st       Stats
+		firstErr error
+		next     int
+		searches atomic.Int64
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for w := 0; w < min(opts.Parallel, max(opts.Games, 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tree, err := mcts.NewTree(cfg.Search, ev)
+			if err != nil {
+				mu.Lock()
+				firstErr = errors.Join(firstErr, err)
+				mu.Unlock()
+				cancel()
+				return
+			}
+			for {
+				mu.Lock()
+				if next >= opts.Games || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				g, sims, err := playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, &searches, opts.Progress)
+				mu.Lock()
+				if err == nil && opts.OnGame != nil {
+					err = opts.OnGame(g)
+				}
+				if err != nil {
+					if firstErr == nil && !errors.Is(err, context.Canceled) {
+						firstErr = fmt.Errorf("selfplay: game %d: %w", opts.FirstIndex+i, err)
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				st.Games++
+				st.Actions += len(g.Actions)
+				st.Simulations += sims
+				if g.WouldResign >= 0 {
+					st.Checked++
+					if g.Outcome != winnerOf(env.Color(g.WouldResign).Other()) {
+						st.FalseResigns++
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	st.Searches = int(searches.Load())
+	st.Elapsed = time.Since(start)
+	if firstErr == nil && ctx.Err() != nil && opts.Games > st.Games {
+		firstErr = context.Cause(ctx)
+	}
+	return st, firstErr
+}
+
+func winnerOf(c env.Color) env.Outcome {
+	if c == env.White {
+		return env.WhiteWins
+	}
+	return env.BlackWins
+}
+
+// GameSeed derives game i's seed from a run seed.
+func GameSeed(seed uint64, i int) uint64 { return seed*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9 + 1 }
+
+// playSelfplayGame plays game i with the given tree; it returns the game and its simulation count.
+func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, runSeed uint64, searches *atomic.Int64, progress func(int64)) (Game, int, error) {
+	seed := GameSeed(runSeed, i)
+	rng := rand.New(rand.NewPCG(seed, 0x53454c46))
+	g := Game{Index: i, Seed: seed, Variant: cfg.Variant, Generator: cfg.Generator, Resigned: -1, WouldResign: -1}
+	check := rng.Float64() < cfg.ResignCheckFraction
+	resignOn := cfg.ResignThreshold > -1 && cfg.ResignConsecutive > 0
+	var low [2]int
+	s := env.NewState(cfg.Variant)
+	tree.Reset(s)
+	sims := 0
+	scfg := cfg.Search
+	for !s.IsTerminal() {
+		if err := ctx.Err(); err != nil {
+			return g, sims, err
+		}
+		if len(g.Actions) >= MaxGameActions {
+			return g, sims, fmt.Errorf("game exceeded %d actions", MaxGameActions)
+		}
+		want := 0.0
+		if len(g.Actions) < cfg.TemperatureActions {
+			want = cfg.Temperature
+		}
+		if scfg.Temperature != want {
+			scfg.Temperature = want
+			if err := tree.SetConfig(scfg); err != nil {
+				return g, sims, err
+			}
+		}
+		res, err := tree.Search(rng)
+		if err != nil {
+			return g, sims, err
+		}
+		sims += res.Simulations
+		n := searches.Add(1)
+		if progress != nil {
+			progress(n)
+		}
+		pos := Position{WDL: res.WDL, Full: res.Full}
+		if res.Full {
+			for a, p := range res.Policy {
+				if p > 0 {
+					pos.Policy = append(pos.Policy, PolicyEntry{env.Action(a), p})
+				}
+			}
+		}
+		me := s.CurrentPlayer()
+		if resignOn && s.Phase() == env.PhaseMove {
+			if float64(res.Value) < cfg.ResignThreshold {
+				low[me]++
+			} else {
+				low[me] = 0
+			}
+			if low[me] >= cfg.ResignConsecutive {
+				if !check {
+					g.Resigned = int(me)
+					g.Outcome = winnerOf(me.Other())
+					return g, sims, nil
+				}
+				if g.WouldResign < 0 {
+					g.WouldResign = int(me)
+				}
+			}
+		}
+		if err := s.ApplyAction(res.Action); err != nil {
+			return g, sims, err
+		}
+		g.Actions = append(g.Actions, res.Action)
+		g.Positions = append(g.Positions, pos)
+		if cfg.TreeReuse {
+			if err := tree.Advance(res.Action); err != nil {
+				return g, sims, err
+			}
+		} else {
+			tree.Reset(s)
+		}
+	}
+	g.Outcome = s.Outcome()
+	return g, sims, nil
+}

@@ -1,0 +1,178 @@
+package selfplay
+
+import (
+	"context"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
+)
+
+func testConfig(sims int) Config {
+	sc := mcts.DefaultConfig()
+	sc.Simulations = sims
+	sc.DirichletFraction = 0.25
+	sc.DirichletAlpha = 0.3
+	return Config{Variant: env.Blitz, Search: sc, TemperatureActions: 12, Temperature: 1, TreeReuse: true, Generator: "test"}
+}
+
+// replayGame checks that a game's actions are legal, its policies sit on legal actions and sum to 1, and
+// its recorded outcome is the final state's.
+func replayGame(t *testing.T, g Game) {
+	t.Helper()
+	s := env.NewState(g.Variant)
+	if len(g.Positions) != len(g.Actions) {
+		t.Fatalf("game %d: %d positions for %d actions", g.Index, len(g.Positions), len(g.Actions))
+	}
+	for i, a := range g.Actions {
+		pos := g.Positions[i]
+		if pos.Full {
+			var sum float64
+			for _, e := range pos.Policy {
+				if !s.IsLegal(e.Action) {
+					t.Fatalf("game %d ply %d: policy on illegal %s", g.Index, i+1, e.Action)
+				}
+				sum += float64(e.Prob)
+			}
+			if math.Abs(sum-1) > 1e-3 {
+				t.Fatalf("game %d ply %d: policy sums to %v", g.Index, i+1, sum)
+			}
+		}
+		if err := s.ApplyAction(a); err != nil {
+			t.Fatalf("game %d ply %d: %v", g.Index, i+1, err)
+		}
+	}
+	if g.Resigned < 0 {
+		if !s.IsTerminal() || s.Outcome() != g.Outcome {
+			t.Fatalf("game %d: outcome %s, final state %s (terminal %v)", g.Index, g.Outcome, s.Outcome(), s.IsTerminal())
+		}
+	}
+}
+
+func TestSelfplayGamesAreLegalAndComplete(t *testing.T) {
+	var mu sync.Mutex
+	var games []Game
+	b, err := mcts.NewBatcher(mcts.Uniform{}, mcts.BatcherOptions{MaxBatch: 16, Wait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	st, err := Run(context.Background(), testConfig(16), b, RunOptions{Games: 8, Parallel: 4, Seed: 5, OnGame: func(g Game) error {
+		mu.Lock()
+		games = append(games, g)
+		mu.Unlock()
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Games != 8 || len(games) != 8 || st.Actions == 0 || st.Simulations < st.Actions*16 {
+		t.Fatalf("stats %+v, %d games", st, len(games))
+	}
+	for _, g := range games {
+		replayGame(t, g)
+	}
+}
+
+func TestSelfplayDeterministicPerSeed(t *testing.T) {
+	cfg := testConfig(8)
+	play := func(parallel int) map[int][]env.Action {
+		out := map[int][]env.Action{}
+		var mu sync.Mutex
+		_, err := Run(context.Background(), cfg, mcts.Uniform{}, RunOptions{Games: 4, Parallel: parallel, Seed: 11, OnGame: func(g Game) error {
+			mu.Lock()
+			out[g.Index] = g.Actions
+			mu.Unlock()
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := play(1), play(3)
+	for i := 0; i < 4; i++ {
+		if len(a[i]) == 0 || len(a[i]) != len(b[i]) {
+			t.Fatalf("game %d differs in length: %d vs %d", i, len(a[i]), len(b[i]))
+		}
+		for k := range a[i] {
+			if a[i][k] != b[i][k] {
+				t.Fatalf("game %d differs at ply %d", i, k+1)
+			}
+		}
+	}
+}
+
+func TestSelfplayPlayoutCapAndResignation(t *testing.T) {
+	cfg := testConfig(16)
+	cfg.Search.FullFraction = 0.25
+	cfg.Search.FastSimulations = 4
+	// a fake evaluator that thinks black is lost: black resigns once its value stays low
+	ev := mcts.EvaluatorFunc(func(reqs []mcts.Request, out []mcts.Evaluation) error {
+		for i, r := range reqs {
+			for j := range out[i].Priors {
+				out[i].Priors[j] = 1 / float32(len(r.Legal))
+			}
+			if r.State.CurrentPlayer() == env.Black {
+				out[i].WDL = [3]float32{0, 0, 1}
+			} else {
+				out[i].WDL = [3]float32{1, 0, 0}
+			}
+		}
+		return nil
+	})
+	cfg.ResignThreshold = -0.9
+	cfg.ResignConsecutive = 2
+	var games []Game
+	var mu sync.Mutex
+	st, err := Run(context.Background(), cfg, ev, RunOptions{Games: 6, Parallel: 2, Seed: 3, OnGame: func(g Game) error {
+		mu.Lock()
+		games = append(games, g)
+		mu.Unlock()
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, fast, resigned := 0, 0, 0
+	for _, g := range games {
+		replayGame(t, g)
+		for _, p := range g.Positions {
+			if p.Full {
+				full++
+			} else {
+				fast++
+				if len(p.Policy) != 0 {
+					t.Fatal("fast search recorded as a target")
+				}
+			}
+		}
+		if g.Resigned == int(env.Black) {
+			resigned++
+			if g.Outcome != env.WhiteWins {
+				t.Fatal("resignation outcome")
+			}
+		}
+	}
+	if full == 0 || fast == 0 || resigned == 0 {
+		t.Fatalf("full %d fast %d resigned %d (stats %+v)", full, fast, resigned, st)
+	}
+}
+
+func TestRolloutPlayerBeatsRandom(t *testing.T) {
+	f, err := ParsePlayer("rollout:64", PlayerOptions{Variant: env.Blitz})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Match(context.Background(), f, randomFactory, MatchOptions{Games: 8, Parallel: 2, Seed: 4, Variant: env.Blitz})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rollout:64 vs random: %+v", res)
+	if res.Score() < 0.75 {
+		t.Fatalf("rollout:64 scores %.2f against random", res.Score())
+	}
+}
