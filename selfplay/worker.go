@@ -174,7 +174,9 @@ func winnerOf(c env.Color) env.Outcome {
 }
 
 // GameSeed derives game i's seed from a run seed.
-func GameSeed(seed uint64, i int) uint64 { return seed*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9 + 1 }
+func GameSeed(seed uint64, i int) uint64 {
+	return seed*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9 + 1
+}
 
 // playSelfplayGame plays game i with the given tree; it returns the game and its simulation count.
 func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, runSeed uint64, searches *atomic.Int64, progress func(int64)) (Game, int, error) {
