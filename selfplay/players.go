@@ -15,6 +15,8 @@ type PlayerOptions struct {
 	Sims int
 	// Variant is the rules variant of the games (some players need it to build their search).
 	Variant env.Variant
+	// Gumbel makes network players use Gumbel root search (deterministic, no noise).
+	Gumbel bool
 }
 
 // ParsePlayer turns a player spec into a factory: "random", "heuristic", "rollout:N" (pure MCTS with N

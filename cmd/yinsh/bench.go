@@ -18,6 +18,7 @@ func newBenchCmd() *cobra.Command {
 	}
 	cmd.AddCommand(
 		newCmdBenchPlayouts(nil),
+		newCmdBenchModel(nil),
 		newCmdBenchMCTS(nil),
 	)
 	return cmd

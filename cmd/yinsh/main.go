@@ -51,6 +51,7 @@ func newRootCmd() *cobra.Command {
 		newArenaCmd(),
 		newRatingsCmd(),
 		newEngineCmd(),
+		newModelCmd(), newExportCmd(),
 		newDatasetsCmd(),
 		newSearchCmd(),
 	)

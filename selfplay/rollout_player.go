@@ -19,8 +19,3 @@ func rolloutFactory(n int, opts PlayerOptions) (PlayerFactory, error) {
 		return NewSearchPlayer(name, cfg, mcts.Rollout{Playouts: 1, Seed: seed}, seed)
 	}, nil
 }
-
-// checkpointFactory is filled in when the network players land.
-func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, error) {
-	return nil, fmt.Errorf("selfplay: checkpoint players are not available in this build yet (%s)", path)
-}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/model/policy"
+)
+
+func TestModelInitAndExport(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "init.safetensors")
+	out, errs, code := runCLI(t, "", "model", "init", "--net", "tiny", "--seed", "7", "--out", ck)
+	if code != 0 || !strings.Contains(out, "wrote "+ck) {
+		t.Fatalf("model init: code %d out %q err %q", code, out, errs)
+	}
+	net, err := gonum.Load(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.Config().Name != "tiny" || net.Step() != 0 {
+		t.Fatalf("config %+v step %d", net.Config(), net.Step())
+	}
+	// same seed, same file; an existing file is kept without --force
+	first, _ := os.ReadFile(ck)
+	_, errs, code = runCLI(t, "", "model", "init", "--net", "tiny", "--seed", "8", "--out", ck)
+	if code == 0 || !strings.Contains(errs, "--force") {
+		t.Fatalf("overwrite without --force: code %d err %q", code, errs)
+	}
+	if now, _ := os.ReadFile(ck); !bytes.Equal(now, first) {
+		t.Fatal("refused init changed the file")
+	}
+	if _, errs, code = runCLI(t, "", "model", "init", "--net", "tiny", "--seed", "7", "--out", ck, "--force"); code != 0 {
+		t.Fatalf("--force: %s", errs)
+	}
+	if now, _ := os.ReadFile(ck); !bytes.Equal(now, first) {
+		t.Fatal("the same seed gave a different checkpoint")
+	}
+	// a YAML architecture file
+	yml := filepath.Join(dir, "net.yaml")
+	os.WriteFile(yml, []byte("name: mine\nchannels: 8\nblocks: 1\npolicy_channels: 2\nvalue_channels: 1\nvalue_hidden: 16\n"), 0o644)
+	ck2 := filepath.Join(dir, "mine.safetensors")
+	if _, errs, code = runCLI(t, "", "model", "init", "--net", yml, "--out", ck2); code != 0 {
+		t.Fatalf("yaml net: %s", errs)
+	}
+
+	onnx := filepath.Join(dir, "net.onnx")
+	out, errs, code = runCLI(t, "", "export", "--checkpoint", ck, "--format", "onnx", "--out", onnx)
+	if code != 0 || !strings.Contains(out, "wrote "+onnx) {
+		t.Fatalf("export onnx: code %d out %q err %q", code, out, errs)
+	}
+	if b, _ := os.ReadFile(onnx); len(b) < 1000 || !bytes.Contains(b, []byte("yinsh.encoding_version")) {
+		t.Fatalf("onnx file of %d bytes without metadata", len(b))
+	}
+	st := filepath.Join(dir, "net.safetensors")
+	if _, errs, code = runCLI(t, "", "export", "--checkpoint", ck, "--format", "safetensors", "--out", st); code != 0 {
+		t.Fatalf("export safetensors: %s", errs)
+	}
+	p, err := policy.Load(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Metadata().Kind != model.KindInference {
+		t.Fatalf("exported kind %q", p.Metadata().Kind)
+	}
+}
+
+func TestModelCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.safetensors")
+	os.WriteFile(bad, []byte("not a checkpoint, just text"), 0o644)
+	yml := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(yml, []byte("channels: 8\nblocks: 1\npolicy_channels: 2\nvalue_channels: 1\nvalue_hiden: 16\n"), 0o644)
+	out := filepath.Join(dir, "out.onnx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"model", "init", "--net", "tiny"}, "--out is required"},
+		{[]string{"model", "init", "--net", "huge", "--out", out}, "huge"},
+		{[]string{"model", "init", "--net", yml, "--out", out}, "value_hiden"},
+		{[]string{"export", "--checkpoint", bad, "--out", out}, "not a safetensors file"},
+		{[]string{"export", "--checkpoint", bad, "--format", "tflite", "--out", out}, "--format"},
+		{[]string{"export", "--out", out}, "--checkpoint is required"},
+		{[]string{"export", "--checkpoint", bad, "--out", bad}, "is the checkpoint itself"},
+		{[]string{"export", "--checkpoint", filepath.Join(dir, "absent"), "--out", out}, "absent"},
+		{[]string{"bench", "model", "--backend", "tpu"}, "not available"},
+		{[]string{"bench", "model", "--batch", "0"}, "--batch"},
+	} {
+		_, errs, code := runCLI(t, "", c.args...)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: code %d err %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a failed command wrote its output")
+	}
+}
+
+func TestBenchModelFlags(t *testing.T) {
+	var got *BenchModelOptions
+	cmd := newCmdBenchModel(func(o *BenchModelOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--net", "tiny", "--batch", "8", "--time", "50ms"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Backend != "gonum" || got.Net != "tiny" || got.Batch != 8 || got.Time != 50*time.Millisecond {
+		t.Fatalf("options %+v", got)
+	}
+}
+
+func TestBenchModelOutput(t *testing.T) {
+	out, errs, code := runCLI(t, "", "bench", "model", "--net", "tiny", "--batch", "4", "--time", "50ms")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	re := regexp.MustCompile(`^positions/s: [0-9.]+\ntrain-samples/s: [0-9.]+\ngflops: [0-9.]+\nsgemm-gflops: [0-9.]+\n$`)
+	if !re.MatchString(out) {
+		t.Fatalf("output %q does not have exactly the four lines", out)
+	}
+}

@@ -1,0 +1,153 @@
+package gonum
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
+)
+
+// Engine is an inference-only network with batch norm folded into the convolutions (see model.Fold).
+// Its weights never change after construction, so Predict is safe for concurrent use; each call
+// takes a workspace from a pool. Net.Predict runs on an Engine built from the net's current weights;
+// game clients build one from an exported file (model/policy).
+type Engine struct {
+	cfg model.Config
+	// stem and tower: conv weights [out][in*9] and biases [out]
+	stemW, stemB []float32
+	blocks       []engineBlock
+	// heads: 1×1 conv [out][C] + bias; fully connected weights transposed to [in][out]
+	polW, polB     []float32
+	polFcT, polFcB []float32
+	valW, valB     []float32
+	v1T, v1B       []float32
+	v2T, v2B       []float32
+
+	pool sync.Pool // *engineWS
+}
+
+type engineBlock struct {
+	w1, b1, w2, b2 []float32
+}
+
+// engineWS is one Predict call's workspace, sized for up to cap samples.
+type engineWS struct {
+	cap     int
+	a, h, t []float32 // CS [C][n*121]
+	pz, vz  []float32 // CS [P][S], [V][S]
+	pf, vf  []float32 // flat [n][P*121], [n][V*121]
+	vh      []float32 // [n][H]
+	col     scratch
+}
+
+// NewEngine builds an inference engine from a training checkpoint (folded here) or an inference file.
+func NewEngine(c *model.Checkpoint) (*Engine, error) {
+	f, err := model.Fold(c)
+	if err != nil {
+		return nil, err
+	}
+	t := func(name string) []float32 { return append([]float32(nil), f.Tensors[name].Data...) }
+	cfg := f.Meta.Net
+	e := &Engine{
+		cfg:   cfg,
+		stemW: t("stem.conv.weight"), stemB: t("stem.conv.bias"),
+		polW: t("policy.conv.weight"), polB: t("policy.conv.bias"),
+		polFcT: transpose(f.Tensors["policy.fc.weight"].Data, env.NumActions, cfg.PolicyChannels*cells),
+		polFcB: t("policy.fc.bias"),
+		valW:   t("value.conv.weight"), valB: t("value.conv.bias"),
+		v1T: transpose(f.Tensors["value.fc1.weight"].Data, cfg.ValueHidden, cfg.ValueChannels*cells),
+		v1B: t("value.fc1.bias"),
+		v2T: transpose(f.Tensors["value.fc2.weight"].Data, model.NumWDL, cfg.ValueHidden),
+		v2B: t("value.fc2.bias"),
+	}
+	for i := 0; i < cfg.Blocks; i++ {
+		p := fmt.Sprintf("tower.%d.", i)
+		e.blocks = append(e.blocks, engineBlock{
+			w1: t(p + "conv1.weight"), b1: t(p + "conv1.bias"),
+			w2: t(p + "conv2.weight"), b2: t(p + "conv2.bias"),
+		})
+	}
+	return e, nil
+}
+
+// Config returns the architecture.
+func (e *Engine) Config() model.Config { return e.cfg }
+
+func (e *Engine) workspace(n int) *engineWS {
+	ws, _ := e.pool.Get().(*engineWS)
+	if ws != nil && ws.cap >= n {
+		return ws
+	}
+	c := e.cfg
+	s := n * cells
+	return &engineWS{
+		cap: n,
+		a:   make([]float32, c.Channels*s), h: make([]float32, c.Channels*s), t: make([]float32, c.Channels*s),
+		pz: make([]float32, c.PolicyChannels*s), vz: make([]float32, c.ValueChannels*s),
+		pf: make([]float32, c.PolicyChannels*s), vf: make([]float32, c.ValueChannels*s),
+		vh: make([]float32, n*c.ValueHidden),
+	}
+}
+
+// Predict evaluates n positions; see model.Net.Predict for shapes and semantics (policy logits with
+// −Inf where mask is false, WDL logits). Safe for concurrent use.
+func (e *Engine) Predict(n int, planes []float32, mask []bool, policy, wdl []float32) error {
+	if err := model.CheckPredictArgs(n, e.cfg.InputPlanes, planes, mask, policy, wdl); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	ws := e.workspace(n)
+	defer e.pool.Put(ws)
+	e.forward(ws, n, planes, policy, wdl)
+	if mask != nil {
+		ninf := float32(math.Inf(-1))
+		for i, ok := range mask[:n*env.NumActions] {
+			if !ok {
+				policy[i] = ninf
+			}
+		}
+	}
+	return nil
+}
+
+// forward runs the folded network.
+func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
+	c := e.cfg
+	C := c.Channels
+	s := n * cells
+	a, h, t := ws.a[:C*s], ws.h[:C*s], ws.t[:C*s]
+	// stem: NCHW input
+	conv3(&ws.col, e.stemW, C, c.InputPlanes, planes, cells, c.InputPlanes*cells, n, a, func(s0, s1 int) {
+		biasAct(a, e.stemB, nil, s, s0, s1, true)
+	})
+	for _, b := range e.blocks {
+		conv3(&ws.col, b.w1, C, C, a, s, cells, n, h, func(s0, s1 int) {
+			biasAct(h, b.b1, nil, s, s0, s1, true)
+		})
+		conv3(&ws.col, b.w2, C, C, h, s, cells, n, t, func(s0, s1 int) {
+			biasAct(t, b.b2, a, s, s0, s1, true)
+		})
+		a, t = t, a
+	}
+	// policy head
+	P := c.PolicyChannels
+	pz, pf := ws.pz[:P*s], ws.pf[:P*s]
+	conv1(e.polW, P, C, a, n, pz)
+	parallel(n, func(_, lo, hi int) { biasAct(pz, e.polB, nil, s, lo, hi, true) })
+	toFlat(pz, P, n, pf)
+	linearT(pf, n, P*cells, e.polFcT, e.polFcB, env.NumActions, policy[:n*env.NumActions])
+	// value head
+	V := c.ValueChannels
+	vz, vf := ws.vz[:V*s], ws.vf[:V*s]
+	conv1(e.valW, V, C, a, n, vz)
+	parallel(n, func(_, lo, hi int) { biasAct(vz, e.valB, nil, s, lo, hi, true) })
+	toFlat(vz, V, n, vf)
+	vh := ws.vh[:n*c.ValueHidden]
+	linearT(vf, n, V*cells, e.v1T, e.v1B, c.ValueHidden, vh)
+	relu(vh)
+	linearT(vh, n, c.ValueHidden, e.v2T, e.v2B, model.NumWDL, wdl[:n*model.NumWDL])
+}

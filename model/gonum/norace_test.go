@@ -1,0 +1,5 @@
+//go:build !race
+
+package gonum
+
+const raceEnabled = false

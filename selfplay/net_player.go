@@ -1,0 +1,85 @@
+package selfplay
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model/gonum"
+)
+
+// SearchConfig returns the search used by network players in evaluation games and play: sims
+// simulations, greedy choice, no root noise; Gumbel root search when gumbel is set (better at small
+// budgets).
+func SearchConfig(sims int, gumbel bool) mcts.Config {
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = sims
+	cfg.DirichletFraction = 0
+	cfg.Temperature = 0
+	if gumbel {
+		cfg.Gumbel = true
+		cfg.GumbelScale = 0 // deterministic: no Gumbel noise in evaluation
+	}
+	return cfg
+}
+
+// NetPlayers makes search players that share one network through one batching evaluator, so the
+// leaves of games played in parallel are evaluated together. Close stops the batcher.
+type NetPlayers struct {
+	name    string
+	cfg     mcts.Config
+	batcher *mcts.Batcher
+	once    sync.Once
+}
+
+// NewNetPlayers wraps a network's batched inference (model.Net.Predict has this shape).
+func NewNetPlayers(name string, predict mcts.Net, cfg mcts.Config, maxBatch int) (*NetPlayers, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ev := &mcts.NetEvaluator{Net: predict, PolicyLogits: true, WDLLogits: true}
+	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(maxBatch, 1), Wait: time.Millisecond})
+	if err != nil {
+		return nil, err
+	}
+	return &NetPlayers{name: name, cfg: cfg, batcher: b}, nil
+}
+
+// Factory returns a PlayerFactory making search players over the shared network.
+func (n *NetPlayers) Factory() PlayerFactory {
+	return func(seed uint64) (Player, error) {
+		return NewSearchPlayer(n.name, n.cfg, n.batcher, seed)
+	}
+}
+
+// Stats returns the batcher's batch-size statistics.
+func (n *NetPlayers) Stats() mcts.BatchStats { return n.batcher.Stats() }
+
+// Close stops the batching evaluator.
+func (n *NetPlayers) Close() error {
+	var err error
+	n.once.Do(func() { err = n.batcher.Close() })
+	return err
+}
+
+// checkpointFactory loads a training checkpoint into the pure-Go backend and makes network search
+// players with opts.Sims simulations. The player's name is the checkpoint's file name.
+func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, error) {
+	if opts.Sims < 1 {
+		return nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", path)
+	}
+	net, err := gonum.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: player %q is not random, heuristic or rollout:N, and loading it as a checkpoint failed: %w", path, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	np, err := NewNetPlayers(name, net.Predict, SearchConfig(opts.Sims, opts.Gumbel), 64)
+	if err != nil {
+		return nil, err
+	}
+	// the batcher lives as long as the process: players made later share it
+	return np.Factory(), nil
+}

@@ -1,0 +1,326 @@
+// Package train is the AlphaZero loop: generations of self-play → training → evaluation → promotion,
+// with its configuration, ratings (Elo), metrics, plots and resume.
+package train
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
+)
+
+// Config is a training run's configuration; configs/*.yaml document every field. Decoding rejects
+// unknown keys and Validate range-checks every field, naming it by its YAML path.
+type Config struct {
+	Variant     string `yaml:"variant"`     // standard | blitz
+	Seed        uint64 `yaml:"seed"`        // seeds self-play, training batches and evaluation
+	Generations int    `yaml:"generations"` // generations to run (self-play → train → evaluate)
+	Backend     string `yaml:"backend"`     // gonum (pure Go) | torch (build tag torch)
+	Device      string `yaml:"device"`      // cpu | cuda | cuda:N (torch only)
+	Threads     int    `yaml:"threads"`     // worker goroutines for inference/training (0: all cores)
+
+	Net        NetConfig        `yaml:"net"`
+	SelfPlay   SelfPlayConfig   `yaml:"selfplay"`
+	Training   TrainingConfig   `yaml:"training"`
+	Evaluation EvaluationConfig `yaml:"evaluation"`
+}
+
+// NetConfig picks the architecture: a preset, optionally with fields overridden.
+type NetConfig struct {
+	Preset         string `yaml:"preset"`          // tiny | small
+	Channels       int    `yaml:"channels"`        // 0: the preset's
+	Blocks         int    `yaml:"blocks"`          // -1: the preset's (0 is a valid tower of no blocks)
+	PolicyChannels int    `yaml:"policy_channels"` // 0: the preset's
+	ValueChannels  int    `yaml:"value_channels"`  // 0: the preset's
+	ValueHidden    int    `yaml:"value_hidden"`    // 0: the preset's
+}
+
+// SelfPlayConfig is the self-play phase of a generation.
+type SelfPlayConfig struct {
+	Games               int     `yaml:"games"`                 // games per generation
+	Parallel            int     `yaml:"parallel"`              // games played at once (one search tree each)
+	BatchSize           int     `yaml:"batch_size"`            // leaves per network call (batching evaluator)
+	Simulations         int     `yaml:"simulations"`           // simulations per full search
+	FastSimulations     int     `yaml:"fast_simulations"`      // playout-cap randomisation: fast search budget (0: off)
+	FullFraction        float64 `yaml:"full_fraction"`         // share of searches that are full (training targets)
+	Gumbel              bool    `yaml:"gumbel"`                // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
+	GumbelConsidered    int     `yaml:"gumbel_considered"`     // Gumbel-top-k: root actions considered
+	CPUCT               float64 `yaml:"c_puct"`                // PUCT exploration constant
+	FPUReduction        float64 `yaml:"fpu_reduction"`         // first-play-urgency reduction below the root
+	DirichletAlpha      float64 `yaml:"dirichlet_alpha"`       // root noise concentration (PUCT)
+	DirichletFraction   float64 `yaml:"dirichlet_fraction"`    // root noise weight (PUCT)
+	TemperatureActions  int     `yaml:"temperature_actions"`   // first actions of a game sampled at temperature
+	Temperature         float64 `yaml:"temperature"`           // temperature for those actions (later ones greedy)
+	TreeReuse           bool    `yaml:"tree_reuse"`            // keep the subtree between actions
+	ResignThreshold     float64 `yaml:"resign_threshold"`      // resign below this root value (-1: never)
+	ResignConsecutive   int     `yaml:"resign_consecutive"`    // … for this many consecutive own searches
+	ResignCheckFraction float64 `yaml:"resign_check_fraction"` // share of games played out to count false resignations
+}
+
+// TrainingConfig is the training phase of a generation.
+type TrainingConfig struct {
+	StepsPerGeneration int                   `yaml:"steps_per_generation"` // optimiser steps per generation
+	BatchSize          int                   `yaml:"batch_size"`           // positions per step
+	WindowPositions    int                   `yaml:"window_positions"`     // replay window: the latest positions
+	MinPositions       int                   `yaml:"min_positions"`        // skip training until the window holds this many
+	MaxReuse           float64               `yaml:"max_reuse"`            // cap on average samples per position (KataGo max train reuse)
+	Optimizer          model.OptimizerConfig `yaml:"optimizer"`
+}
+
+// EvaluationConfig is the evaluation and promotion phase.
+type EvaluationConfig struct {
+	Games         int      `yaml:"games"`          // candidate vs current best games (0: always promote)
+	Simulations   int      `yaml:"simulations"`    // simulations per move in evaluation games
+	Parallel      int      `yaml:"parallel"`       // evaluation games at once
+	Gate          string   `yaml:"gate"`           // none | score | sprt
+	GateScore     float64  `yaml:"gate_score"`     // gate=score: promote at or above this score
+	SPRTElo1      float64  `yaml:"sprt_elo1"`      // gate=sprt: H1 Elo (H0 is 0), alpha = beta = 0.05
+	Baselines     []string `yaml:"baselines"`      // players rated against each generation (random, heuristic, rollout:N)
+	BaselineGames int      `yaml:"baseline_games"` // games per baseline per generation
+}
+
+// DefaultConfig returns the defaults every YAML file is applied over.
+func DefaultConfig() Config {
+	return Config{
+		Variant: "blitz", Seed: 1, Generations: 10, Backend: "gonum", Device: "cpu",
+		Net: NetConfig{Preset: "tiny", Blocks: -1},
+		SelfPlay: SelfPlayConfig{
+			Games: 64, Parallel: 32, BatchSize: 32, Simulations: 64, FastSimulations: 0, FullFraction: 1,
+			Gumbel: true, GumbelConsidered: 16, CPUCT: 1.25, FPUReduction: 0.25,
+			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 20, Temperature: 1,
+			TreeReuse: true, ResignThreshold: -1, ResignConsecutive: 3, ResignCheckFraction: 0.1,
+		},
+		Training: TrainingConfig{
+			StepsPerGeneration: 100, BatchSize: 128, WindowPositions: 50000, MinPositions: 1000, MaxReuse: 8,
+			Optimizer: model.DefaultAdamW(),
+		},
+		Evaluation: EvaluationConfig{
+			Games: 20, Simulations: 64, Parallel: 8, Gate: "none", GateScore: 0.55, SPRTElo1: 30,
+			Baselines: []string{"random"}, BaselineGames: 20,
+		},
+	}
+}
+
+// LoadConfig reads a YAML config file over the defaults and applies key=value overrides (YAML paths
+// such as selfplay.simulations=128 or training.optimizer.schedule.lr=0.01), then validates.
+func LoadConfig(path string, overrides []string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseConfig(data, path, overrides)
+}
+
+// ParseConfig decodes YAML text (name labels errors) over the defaults, applies overrides, validates.
+func ParseConfig(data []byte, name string, overrides []string) (Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	if root.Kind == 0 { // empty file
+		root = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return Config{}, fmt.Errorf("config %s: want a mapping of keys at the top level", name)
+	}
+	for _, o := range overrides {
+		key, val, ok := strings.Cut(o, "=")
+		if !ok || key == "" {
+			return Config{}, fmt.Errorf("override %q: want key=value (e.g. selfplay.simulations=128)", o)
+		}
+		if err := setPath(root.Content[0], strings.Split(key, "."), val); err != nil {
+			return Config{}, fmt.Errorf("override %q: %w", o, err)
+		}
+	}
+	out, err := yaml.Marshal(&root)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	cfg := DefaultConfig()
+	dec := yaml.NewDecoder(bytes.NewReader(out))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	return cfg, nil
+}
+
+// setPath sets key path to a scalar value in a YAML mapping, creating intermediate mappings.
+func setPath(m *yaml.Node, path []string, val string) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != path[0] {
+			continue
+		}
+		v := m.Content[i+1]
+		if len(path) == 1 {
+			*v = scalarNode(val)
+			return nil
+		}
+		if v.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s is not a mapping", path[0])
+		}
+		return setPath(v, path[1:], val)
+	}
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: path[0]}
+	if len(path) == 1 {
+		v := scalarNode(val)
+		m.Content = append(m.Content, k, &v)
+		return nil
+	}
+	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	m.Content = append(m.Content, k, v)
+	return setPath(v, path[1:], val)
+}
+
+// scalarNode parses an override value as YAML (so numbers, booleans and [lists] keep their types).
+func scalarNode(val string) yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(val), &doc); err == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		return *doc.Content[0]
+	}
+	return yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val}
+}
+
+// Validate range-checks every field; the error names the field by its YAML path.
+func (c *Config) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("%s = %v, want %s", field, v, want)
+	}
+	ok := func(x, lo, hi float64) bool { return x >= lo && x <= hi && !math.IsNaN(x) }
+	if _, err := env.ParseVariant(c.Variant); err != nil || c.Variant == "" {
+		return bad("variant", c.Variant, "standard or blitz")
+	}
+	if c.Backend != "gonum" && c.Backend != "torch" {
+		return bad("backend", c.Backend, "gonum or torch")
+	}
+	if c.Device != "cpu" && c.Device != "cuda" && !strings.HasPrefix(c.Device, "cuda:") {
+		return bad("device", c.Device, "cpu, cuda or cuda:N")
+	}
+	if c.Backend == "gonum" && c.Device != "cpu" {
+		return bad("device", c.Device, "cpu with backend gonum")
+	}
+	sp, tr, ev := &c.SelfPlay, &c.Training, &c.Evaluation
+	ints := []struct {
+		name   string
+		v      int
+		lo, hi int
+	}{
+		{"generations", c.Generations, 1, 1_000_000},
+		{"threads", c.Threads, 0, 1024},
+		{"selfplay.games", sp.Games, 1, 10_000_000},
+		{"selfplay.parallel", sp.Parallel, 1, 4096},
+		{"selfplay.batch_size", sp.BatchSize, 1, 4096},
+		{"selfplay.simulations", sp.Simulations, 1, 1_000_000},
+		{"selfplay.fast_simulations", sp.FastSimulations, 0, 1_000_000},
+		{"selfplay.gumbel_considered", sp.GumbelConsidered, 1, env.NumActions},
+		{"selfplay.temperature_actions", sp.TemperatureActions, 0, 10_000},
+		{"selfplay.resign_consecutive", sp.ResignConsecutive, 1, 1000},
+		{"training.steps_per_generation", tr.StepsPerGeneration, 0, 10_000_000},
+		{"training.batch_size", tr.BatchSize, 1, 65536},
+		{"training.window_positions", tr.WindowPositions, 1, 100_000_000},
+		{"training.min_positions", tr.MinPositions, 0, 100_000_000},
+		{"evaluation.games", ev.Games, 0, 1_000_000},
+		{"evaluation.simulations", ev.Simulations, 1, 1_000_000},
+		{"evaluation.parallel", ev.Parallel, 1, 4096},
+		{"evaluation.baseline_games", ev.BaselineGames, 0, 1_000_000},
+		{"net.channels", c.Net.Channels, 0, 1024},
+		{"net.blocks", c.Net.Blocks, -1, 128},
+	}
+	for _, f := range ints {
+		if f.v < f.lo || f.v > f.hi {
+			return bad(f.name, f.v, fmt.Sprintf("in [%d, %d]", f.lo, f.hi))
+		}
+	}
+	floats := []struct {
+		name   string
+		v      float64
+		lo, hi float64
+	}{
+		{"selfplay.full_fraction", sp.FullFraction, 0, 1},
+		{"selfplay.c_puct", sp.CPUCT, 0, 100},
+		{"selfplay.fpu_reduction", sp.FPUReduction, 0, 10},
+		{"selfplay.dirichlet_alpha", sp.DirichletAlpha, 1e-6, 100},
+		{"selfplay.dirichlet_fraction", sp.DirichletFraction, 0, 1},
+		{"selfplay.temperature", sp.Temperature, 0, 100},
+		{"selfplay.resign_threshold", sp.ResignThreshold, -1, 1},
+		{"selfplay.resign_check_fraction", sp.ResignCheckFraction, 0, 1},
+		{"training.max_reuse", tr.MaxReuse, 0.01, 1e6},
+		{"evaluation.gate_score", ev.GateScore, 0, 1},
+		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},
+	}
+	for _, f := range floats {
+		if !ok(f.v, f.lo, f.hi) {
+			return bad(f.name, f.v, fmt.Sprintf("in [%g, %g]", f.lo, f.hi))
+		}
+	}
+	if sp.FullFraction < 1 && sp.FastSimulations == 0 {
+		return bad("selfplay.fast_simulations", 0, "at least 1 when selfplay.full_fraction < 1")
+	}
+	if ev.Gate != "none" && ev.Gate != "score" && ev.Gate != "sprt" {
+		return bad("evaluation.gate", ev.Gate, "none, score or sprt")
+	}
+	for i, b := range ev.Baselines {
+		if b != "random" && b != "heuristic" && !strings.HasPrefix(b, "rollout:") {
+			return bad(fmt.Sprintf("evaluation.baselines[%d]", i), b, "random, heuristic or rollout:N")
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(b, "rollout:")); strings.HasPrefix(b, "rollout:") && (err != nil || n < 1) {
+			return bad(fmt.Sprintf("evaluation.baselines[%d]", i), b, "rollout:N with N ≥ 1")
+		}
+	}
+	if _, err := c.Architecture(); err != nil {
+		return err
+	}
+	if err := tr.Optimizer.Validate(); err != nil {
+		return fmt.Errorf("training.optimizer: %w", err)
+	}
+	return nil
+}
+
+// Architecture resolves the network architecture from the preset and overrides.
+func (c *Config) Architecture() (model.Config, error) {
+	a, err := model.Preset(c.Net.Preset)
+	if err != nil {
+		return a, fmt.Errorf("net.preset = %q, want one of %v", c.Net.Preset, model.PresetNames())
+	}
+	n := c.Net
+	if n.Channels > 0 {
+		a.Channels = n.Channels
+	}
+	if n.Blocks >= 0 {
+		a.Blocks = n.Blocks
+	}
+	if n.PolicyChannels > 0 {
+		a.PolicyChannels = n.PolicyChannels
+	}
+	if n.ValueChannels > 0 {
+		a.ValueChannels = n.ValueChannels
+	}
+	if n.ValueHidden > 0 {
+		a.ValueHidden = n.ValueHidden
+	}
+	if err := a.Validate(); err != nil {
+		return a, fmt.Errorf("net: %w", err)
+	}
+	return a, nil
+}
+
+// VariantValue returns the parsed variant.
+func (c *Config) VariantValue() env.Variant {
+	v, _ := env.ParseVariant(c.Variant)
+	return v
+}
+
+// YAML returns the resolved config as YAML (written into the run directory).
+func (c *Config) YAML() ([]byte, error) { return yaml.Marshal(c) }
