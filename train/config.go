@@ -72,7 +72,7 @@ type TrainingConfig struct {
 	BatchSize          int                   `yaml:"batch_size"`           // positions per step
 	WindowPositions    int                   `yaml:"window_positions"`     // replay window: the latest positions
 	MinPositions       int                   `yaml:"min_positions"`        // skip training until the window holds this many
-	MaxReuse           float64               `yaml:"max_reuse"`            // cap on average samples per position (KataGo max train reuse)
+	MaxReuse           int                   `yaml:"max_reuse"`            // times one position may be sampled (KataGo max train reuse), 1..255
 	Optimizer          model.OptimizerConfig `yaml:"optimizer"`
 }
 
@@ -231,6 +231,7 @@ func (c *Config) Validate() error {
 		{"training.batch_size", tr.BatchSize, 1, 65536},
 		{"training.window_positions", tr.WindowPositions, 1, 100_000_000},
 		{"training.min_positions", tr.MinPositions, 0, 100_000_000},
+		{"training.max_reuse", tr.MaxReuse, 1, 255},
 		{"evaluation.games", ev.Games, 0, 1_000_000},
 		{"evaluation.simulations", ev.Simulations, 1, 1_000_000},
 		{"evaluation.parallel", ev.Parallel, 1, 4096},
@@ -256,7 +257,6 @@ func (c *Config) Validate() error {
 		{"selfplay.temperature", sp.Temperature, 0, 100},
 		{"selfplay.resign_threshold", sp.ResignThreshold, -1, 1},
 		{"selfplay.resign_check_fraction", sp.ResignCheckFraction, 0, 1},
-		{"training.max_reuse", tr.MaxReuse, 0.01, 1e6},
 		{"evaluation.gate_score", ev.GateScore, 0, 1},
 		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},
 	}

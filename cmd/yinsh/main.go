@@ -54,6 +54,8 @@ func newRootCmd() *cobra.Command {
 		newModelCmd(), newExportCmd(),
 		newDatasetsCmd(),
 		newSearchCmd(),
+		newTrainCmd(),
+		newSelfplayCmd(),
 	)
 	return root
 }

@@ -1,0 +1,441 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/internal/progress"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/selfplay"
+)
+
+// Run directory layout (every file written atomically or appended line by line with fsync):
+//
+//	config.yaml            the resolved configuration (a resumed run reads it back)
+//	state.json             generations completed, best and current checkpoints, counters
+//	checkpoints/gen-NNNN.ckpt   the network after generation N (gen-0000: the initial network)
+//	games/shard-*.yz       self-play games (datasets shards)
+//	metrics.jsonl          one line per generation (see Metrics)
+//	results.jsonl          every evaluation match (yinsh ratings reads it)
+//	plots/*.png            losses, rating and game length per generation
+const (
+	ConfigFile  = "config.yaml"
+	StateFile   = "state.json"
+	MetricsFile = "metrics.jsonl"
+	gamesDir    = "games"
+	ckptDir     = "checkpoints"
+	plotsDir    = "plots"
+)
+
+// State is what a run has completed; it is rewritten atomically at the end of every generation.
+type State struct {
+	Generation     int    `json:"generation"`      // generations completed
+	Best           string `json:"best"`            // checkpoint of the best network (relative path)
+	Current        string `json:"current"`         // checkpoint of the latest trained network
+	Step           int64  `json:"step"`            // optimiser steps taken
+	Games          int    `json:"games"`           // self-play games played
+	SamplesTrained int64  `json:"samples_trained"` // positions used in training steps
+}
+
+// Options configures Train.
+type Options struct {
+	Dir      string
+	Config   Config
+	Backend  Backend
+	Resume   bool
+	Out      io.Writer // one summary line per generation
+	Progress io.Writer // progress bars or lines (usually stderr)
+	Log      *slog.Logger
+}
+
+// GenName names generation g's network.
+func GenName(g int) string { return fmt.Sprintf("gen-%04d", g) }
+
+func ckptPath(g int) string { return filepath.Join(ckptDir, GenName(g)+".ckpt") }
+
+// Train runs the loop: for each generation, self-play with the best network, train the current
+// network on the replay window, save it, evaluate it against the best (promote by the gate) and
+// against the baselines, record metrics and plots. A killed run resumes with Resume: completed
+// generations are kept, the self-play games already recorded for the generation in flight count, and
+// the generation is otherwise redone.
+func Train(ctx context.Context, o Options) error {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	cfg := &o.Config
+	st, err := openRun(o)
+	if err != nil {
+		return err
+	}
+	arch, err := cfg.Architecture()
+	if err != nil {
+		return err
+	}
+	if st.Current == "" {
+		net, err := o.Backend.New(arch, cfg.Seed)
+		if err != nil {
+			return err
+		}
+		if err := net.SetOptimizer(cfg.Training.Optimizer); err != nil {
+			return err
+		}
+		if err := net.Save(filepath.Join(o.Dir, ckptPath(0))); err != nil {
+			return err
+		}
+		net.Close()
+		st.Best, st.Current = ckptPath(0), ckptPath(0)
+		if err := writeState(o.Dir, st); err != nil {
+			return err
+		}
+	}
+	current, err := o.Backend.Load(filepath.Join(o.Dir, st.Current))
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	defer func() { current.Close() }()
+	if err := current.SetOptimizer(cfg.Training.Optimizer); err != nil {
+		return err
+	}
+	best, err := o.Backend.Load(filepath.Join(o.Dir, st.Best))
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	defer func() { best.Close() }()
+
+	window, err := datasets.NewWindow(datasets.WindowOptions{
+		MaxPositions: cfg.Training.WindowPositions, MaxReuse: cfg.Training.MaxReuse, Logger: o.Log,
+	})
+	if err != nil {
+		return err
+	}
+	gdir := filepath.Join(o.Dir, gamesDir)
+	writer, err := datasets.NewWriter(gdir, datasets.WriterOptions{GamesPerShard: max(cfg.SelfPlay.Games, 1), Recover: true, Logger: o.Log})
+	if err != nil {
+		return err
+	}
+	if err := writer.Close(); err != nil { // finalises recovered shards before they are loaded
+		return err
+	}
+	if n, err := window.LoadDir(gdir); err != nil {
+		return err
+	} else if n > 0 {
+		o.Log.Info("replay window loaded", "games", n, "positions", window.Len())
+	}
+
+	for g := st.Generation + 1; g <= cfg.Generations; g++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m := Metrics{Generation: g, Time: time.Now().UTC().Format(time.RFC3339)}
+		genStart := time.Now()
+
+		// 1. self-play with the best network; games already recorded for g (a resumed run) count
+		done, err := countGames(gdir, GenName(g))
+		if err != nil {
+			return err
+		}
+		writer, err := datasets.NewWriter(gdir, datasets.WriterOptions{GamesPerShard: max(cfg.SelfPlay.Games/4, 1), Logger: o.Log})
+		if err != nil {
+			return err
+		}
+		sps, err := PlaySelfPlay(ctx, SelfPlayOptions{
+			Config: cfg, Net: best, Generator: GenName(g), Games: cfg.SelfPlay.Games - done,
+			FirstGame: (g-1)*cfg.SelfPlay.Games + done, Seed: cfg.Seed, Writer: writer, Window: window,
+			Progress: o.Progress,
+		})
+		if cerr := writer.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("generation %d self-play: %w", g, err)
+		}
+		st.Games += sps.Games
+		m.SelfPlay = selfPlayMetrics(sps)
+
+		// 2. training on the replay window
+		tm, err := trainPhase(ctx, o, current, window, g)
+		if err != nil {
+			return fmt.Errorf("generation %d training: %w", g, err)
+		}
+		m.Train = tm
+		st.SamplesTrained += int64(tm.Steps * cfg.Training.BatchSize)
+		st.Step = current.Step()
+		cand := ckptPath(g)
+		if err := current.Save(filepath.Join(o.Dir, cand)); err != nil {
+			return err
+		}
+
+		// 3. evaluation: candidate against the best, then against the baselines
+		em, promote, err := evaluatePhase(ctx, o, current, best, g, st.Best)
+		if err != nil {
+			return fmt.Errorf("generation %d evaluation: %w", g, err)
+		}
+		m.Eval = em
+		if promote {
+			nb, err := o.Backend.Load(filepath.Join(o.Dir, cand))
+			if err != nil {
+				return err
+			}
+			best.Close()
+			best = nb
+			st.Best = cand
+		}
+		st.Current = cand
+		m.Best = GenName(bestGen(st.Best))
+		if rs, err := ReadResults(o.Dir); err == nil {
+			if ratings, err := FitRatings(rs, "random"); err == nil {
+				m.Ratings = map[string]float64{}
+				for _, r := range ratings {
+					m.Ratings[r.Player] = r.Elo.Value
+				}
+			}
+		}
+		m.Elapsed = time.Since(genStart).Seconds()
+		st.Generation = g
+		if err := AppendMetrics(filepath.Join(o.Dir, MetricsFile), m); err != nil {
+			return err
+		}
+		if err := writeState(o.Dir, st); err != nil {
+			return err
+		}
+		if err := WritePlots(o.Dir); err != nil {
+			o.Log.Warn("plots not written", "err", err)
+		}
+		fmt.Fprintln(o.Out, m.Summary(cfg.Generations))
+	}
+	return nil
+}
+
+func bestGen(path string) int {
+	var g int
+	fmt.Sscanf(filepath.Base(path), "gen-%04d.ckpt", &g)
+	return g
+}
+
+// openRun creates the run directory (refusing to reuse one without Resume) or reads a resumed run's
+// state.
+func openRun(o Options) (*State, error) {
+	cfgPath := filepath.Join(o.Dir, ConfigFile)
+	_, statErr := os.Stat(filepath.Join(o.Dir, StateFile))
+	exists := statErr == nil
+	if !o.Resume && exists {
+		return nil, fmt.Errorf("run directory %s already holds a run: pass --resume to continue it, or choose another --run", o.Dir)
+	}
+	if o.Resume && !exists {
+		return nil, fmt.Errorf("--resume: %s has no %s (not a run directory, or the run never finished its first step)", o.Dir, StateFile)
+	}
+	for _, d := range []string{o.Dir, filepath.Join(o.Dir, ckptDir), filepath.Join(o.Dir, gamesDir), filepath.Join(o.Dir, plotsDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	y, err := o.Config.YAML()
+	if err != nil {
+		return nil, err
+	}
+	if err := model.WriteFileAtomic(cfgPath, y); err != nil {
+		return nil, err
+	}
+	st := &State{}
+	if exists {
+		data, err := os.ReadFile(filepath.Join(o.Dir, StateFile))
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, st); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(o.Dir, StateFile), err)
+		}
+		o.Log.Info("resuming", "dir", o.Dir, "generations_done", st.Generation, "best", st.Best, "step", st.Step)
+		if err := dropUnfinished(o.Dir, st.Generation); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// dropUnfinished removes from metrics.jsonl and results.jsonl what a killed run wrote for the
+// generation in flight (after the last completed one), so the redone generation is not counted twice.
+func dropUnfinished(dir string, done int) error {
+	mpath := filepath.Join(dir, MetricsFile)
+	if ms, err := ReadMetrics(mpath); err == nil {
+		var keep []byte
+		for _, m := range ms {
+			if m.Generation <= done {
+				line, _ := json.Marshal(m)
+				keep = append(append(keep, line...), '\n')
+			}
+		}
+		if err := model.WriteFileAtomic(mpath, keep); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	rpath := filepath.Join(dir, ResultsFileName)
+	if _, err := os.Stat(rpath); err != nil {
+		return nil
+	}
+	rs, err := ReadResults(dir)
+	if err != nil {
+		return err
+	}
+	var keep []byte
+	for _, r := range rs {
+		var g int
+		if n, _ := fmt.Sscanf(r.A, "gen-%04d", &g); n == 1 && g > done {
+			continue
+		}
+		line, _ := json.Marshal(r)
+		keep = append(append(keep, line...), '\n')
+	}
+	return model.WriteFileAtomic(rpath, keep)
+}
+
+func writeState(dir string, st *State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return model.WriteFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'))
+}
+
+// countGames counts the finished games in dir produced by generator.
+func countGames(dir, generator string) (int, error) {
+	n := 0
+	err := datasets.ScanDir(dir, func(_ string, _ int, r *datasets.Record) error {
+		if r.Generator == generator {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// trainPhase runs the generation's optimiser steps on batches sampled from the window.
+func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Window, g int) (TrainMetrics, error) {
+	cfg := &o.Config.Training
+	var tm TrainMetrics
+	if w.Len() < cfg.MinPositions {
+		o.Log.Info("training skipped: window too small", "positions", w.Len(), "min_positions", cfg.MinPositions)
+		return tm, nil
+	}
+	rng := rand.New(rand.NewPCG(o.Config.Seed, uint64(g)*0x9e3779b97f4a7c15))
+	var db datasets.Batch
+	var bar *progress.Bar
+	if o.Progress != nil {
+		bar = progress.New(o.Progress, cfg.StepsPerGeneration, "training", 15*time.Second)
+	}
+	start := time.Now()
+	var sum model.Loss
+	for s := 0; s < cfg.StepsPerGeneration; s++ {
+		if err := ctx.Err(); err != nil {
+			return tm, err
+		}
+		if err := w.Sample(rng, cfg.BatchSize, &db); err != nil {
+			if errors.Is(err, datasets.ErrExhausted) {
+				o.Log.Info("training stopped early: every position reached max_reuse", "steps", s)
+				break
+			}
+			return tm, err
+		}
+		loss, err := net.TrainStep(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Masks, Policy: db.Policy, WDL: db.WDL})
+		if err != nil {
+			return tm, err
+		}
+		tm.Steps++
+		sum.Policy += loss.Policy
+		sum.Value += loss.Value
+		sum.Total += loss.Total
+		bar.Add(1, fmt.Sprintf("loss %.3f (policy %.3f value %.3f) lr %.2g", loss.Total, loss.Policy, loss.Value, net.LearningRate()))
+	}
+	bar.Finish()
+	el := time.Since(start).Seconds()
+	if tm.Steps > 0 {
+		n := float64(tm.Steps)
+		tm.LossPolicy, tm.LossValue, tm.LossTotal = sum.Policy/n, sum.Value/n, sum.Total/n
+		tm.SamplesPerSec = float64(tm.Steps*cfg.BatchSize) / el
+	}
+	tm.LR = net.LearningRate()
+	tm.Window = w.Len()
+	tm.Seconds = el
+	return tm, nil
+}
+
+// evaluatePhase plays the candidate against the best network (gating) and against the baselines,
+// appending every match to results.jsonl.
+func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, bestPath string) (EvalMetrics, bool, error) {
+	ec := &o.Config.Evaluation
+	var em EvalMetrics
+	sc := selfplay.SearchConfig(ec.Simulations, o.Config.SelfPlay.Gumbel)
+	cp, err := selfplay.NewNetPlayers(GenName(g), cand.Predict, sc, 64)
+	if err != nil {
+		return em, false, err
+	}
+	defer cp.Close()
+	variant := o.Config.VariantValue()
+	results := filepath.Join(o.Dir, ResultsFileName)
+	match := func(b selfplay.PlayerFactory, bname string, games int, seed uint64) (selfplay.MatchResult, error) {
+		var bar *progress.Bar
+		if o.Progress != nil {
+			bar = progress.New(o.Progress, games, "eval "+GenName(g)+" vs "+bname, 15*time.Second)
+		}
+		res, err := selfplay.Match(ctx, cp.Factory(), b, selfplay.MatchOptions{
+			Games: games, Parallel: ec.Parallel, Seed: seed, Variant: variant,
+			OnGame: func(_ int, r selfplay.MatchResult) { bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses)) },
+		})
+		bar.Finish()
+		if err != nil {
+			return res, err
+		}
+		r := Result{A: GenName(g), B: bname, Wins: res.Wins, Draws: res.Draws, Losses: res.Losses, Sims: ec.Simulations, Time: time.Now().UTC().Format(time.RFC3339)}
+		return res, AppendResult(results, r)
+	}
+	promote := true
+	if ec.Games > 0 {
+		bp, err := selfplay.NewNetPlayers(GenName(bestGen(bestPath)), best.Predict, sc, 64)
+		if err != nil {
+			return em, false, err
+		}
+		res, err := match(bp.Factory(), GenName(bestGen(bestPath)), ec.Games, o.Config.Seed+uint64(g)*7919)
+		bp.Close()
+		if err != nil {
+			return em, false, err
+		}
+		em.VsBest = res.Score()
+		switch ec.Gate {
+		case "score":
+			promote = res.Score() >= ec.GateScore
+		case "sprt":
+			promote = SPRT{Elo0: 0, Elo1: ec.SPRTElo1, Alpha: 0.05, Beta: 0.05}.Verdict(res.Wins, res.Draws, res.Losses) == AcceptH1
+		}
+	}
+	em.Promoted = promote
+	em.Baselines = map[string]float64{}
+	for i, b := range ec.Baselines {
+		if ec.BaselineGames == 0 {
+			break
+		}
+		f, err := selfplay.ParsePlayer(b, selfplay.PlayerOptions{Sims: ec.Simulations, Variant: variant})
+		if err != nil {
+			return em, promote, err
+		}
+		res, err := match(f, b, ec.BaselineGames, o.Config.Seed+uint64(g)*7919+uint64(i+1)*104729)
+		if err != nil {
+			return em, promote, err
+		}
+		em.Baselines[b] = res.Score()
+	}
+	return em, promote, nil
+}

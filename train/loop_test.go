@@ -1,0 +1,174 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/gonum"
+)
+
+var gonumBackend = Backend{
+	Name: "gonum",
+	New:  func(cfg model.Config, seed uint64) (model.Net, error) { return gonum.New(cfg, seed) },
+	Load: func(path string) (model.Net, error) { return gonum.Load(path) },
+}
+
+// tinyConfig is a run small enough for tests: a few blitz games per generation.
+func tinyConfig(t testing.TB, generations int) Config {
+	cfg, err := ParseConfig(nil, "test", []string{
+		fmt.Sprint("generations=", generations), "variant=blitz",
+		"selfplay.games=4", "selfplay.parallel=4", "selfplay.simulations=8", "selfplay.gumbel_considered=4",
+		"training.steps_per_generation=3", "training.batch_size=16", "training.min_positions=10",
+		"evaluation.games=2", "evaluation.simulations=4", "evaluation.parallel=2", "evaluation.gate=score",
+		"evaluation.baseline_games=2", "evaluation.baselines=[random]",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// checkRun verifies every file of a run directory reads cleanly and returns its state.
+func checkRun(t *testing.T, dir string) State {
+	t.Helper()
+	var st State
+	data, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("state.json: %v", err)
+	}
+	for g := 0; g <= st.Generation; g++ {
+		if _, err := gonum.Load(filepath.Join(dir, ckptPath(g))); err != nil {
+			t.Fatalf("checkpoint of generation %d: %v", g, err)
+		}
+	}
+	if _, err := gonum.Load(filepath.Join(dir, st.Best)); err != nil {
+		t.Fatalf("best: %v", err)
+	}
+	if err := datasets.ScanDir(filepath.Join(dir, gamesDir), func(string, int, *datasets.Record) error { return nil }); err != nil {
+		t.Fatalf("games: %v", err)
+	}
+	if st.Generation > 0 {
+		ms, err := ReadMetrics(filepath.Join(dir, MetricsFile))
+		if err != nil {
+			t.Fatalf("metrics: %v", err)
+		}
+		for i, m := range ms {
+			if m.Generation != i+1 {
+				t.Fatalf("metrics line %d is generation %d", i+1, m.Generation)
+			}
+		}
+		if len(ms) < st.Generation {
+			t.Fatalf("%d metrics lines for %d generations", len(ms), st.Generation)
+		}
+		if _, err := ReadResults(dir); err != nil {
+			t.Fatalf("results: %v", err)
+		}
+	}
+	return st
+}
+
+func TestTrainRunAndResume(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	o := Options{Dir: dir, Config: tinyConfig(t, 1), Backend: gonumBackend, Out: &out}
+	if err := Train(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	st := checkRun(t, dir)
+	if st.Generation != 1 || st.Games != 4 || st.Step != 3 {
+		t.Fatalf("state %+v", st)
+	}
+	if !strings.Contains(out.String(), "gen 1/1: self-play 4 games") {
+		t.Fatalf("summary %q", out.String())
+	}
+	// the same directory without --resume is refused
+	if err := Train(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("reuse without resume: %v", err)
+	}
+	o.Config = tinyConfig(t, 2)
+	o.Resume = true
+	if err := Train(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	st = checkRun(t, dir)
+	if st.Generation != 2 || st.Games != 8 || st.Step != 6 {
+		t.Fatalf("after resume: state %+v", st)
+	}
+	for _, p := range []string{"losses.png", "rating.png", "length.png"} {
+		if fi, err := os.Stat(filepath.Join(dir, plotsDir, p)); err != nil || fi.Size() < 1000 {
+			t.Fatalf("plot %s: %v", p, err)
+		}
+	}
+	rs, _ := ReadResults(dir)
+	if len(rs) != 4 { // per generation: vs best, vs random
+		t.Fatalf("%d results", len(rs))
+	}
+}
+
+// TestTrainSurvivesKill runs a short training in a child process, SIGKILLs it at random moments and
+// resumes: every file stays readable and the counters continue.
+func TestTrainSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills child processes; skipped in -short")
+	}
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(7, 7))
+	const gens = 3
+	for attempt := 0; attempt < 4; attempt++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTrainChild$")
+		cmd.Env = append(os.Environ(), "YINSH_TRAIN_CHILD="+dir, fmt.Sprint("YINSH_TRAIN_GENS=", gens))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(200+r.IntN(1500)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+			st := checkRun(t, dir)
+			t.Logf("killed after %d generations", st.Generation)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTrainChild$")
+	cmd.Env = append(os.Environ(), "YINSH_TRAIN_CHILD="+dir, fmt.Sprint("YINSH_TRAIN_GENS=", gens))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("final run: %v\n%s", err, out)
+	}
+	st := checkRun(t, dir)
+	if st.Generation != gens || st.Step != int64(3*gens) {
+		t.Fatalf("final state %+v", st)
+	}
+	ms, _ := ReadMetrics(filepath.Join(dir, MetricsFile))
+	if len(ms) != gens {
+		t.Fatalf("%d metrics lines", len(ms))
+	}
+}
+
+// TestTrainChild is the child process of TestTrainSurvivesKill.
+func TestTrainChild(t *testing.T) {
+	dir := os.Getenv("YINSH_TRAIN_CHILD")
+	if dir == "" {
+		t.Skip("child process of TestTrainSurvivesKill")
+	}
+	var gens int
+	fmt.Sscan(os.Getenv("YINSH_TRAIN_GENS"), &gens)
+	_, err := os.Stat(filepath.Join(dir, StateFile))
+	o := Options{Dir: dir, Config: tinyConfig(t, gens), Backend: gonumBackend, Resume: err == nil}
+	if err := Train(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+}

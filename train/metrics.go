@@ -1,0 +1,149 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+// Metrics is one generation's line in metrics.jsonl.
+type Metrics struct {
+	Generation int                `json:"generation"`
+	Time       string             `json:"time"`
+	SelfPlay   SelfPlayMetrics    `json:"selfplay"`
+	Train      TrainMetrics       `json:"train"`
+	Eval       EvalMetrics        `json:"eval"`
+	Best       string             `json:"best"`              // the best network after this generation
+	Ratings    map[string]float64 `json:"ratings,omitempty"` // Elo of every player so far (random = 0)
+	Elapsed    float64            `json:"elapsed_s"`
+}
+
+// SelfPlayMetrics summarises a generation's self-play.
+type SelfPlayMetrics struct {
+	Games        int     `json:"games"`
+	Positions    int     `json:"positions"`
+	Targets      int     `json:"targets"`
+	MeanLength   float64 `json:"mean_length"`
+	White        float64 `json:"white"`
+	Black        float64 `json:"black"`
+	Draw         float64 `json:"draw"`
+	GamesPerHour float64 `json:"games_per_hour"`
+	EvalsPerSec  float64 `json:"evals_per_s"` // network positions evaluated per second
+	MeanBatch    float64 `json:"mean_batch"`
+	FalseResigns int     `json:"false_resigns"`
+	ResignChecks int     `json:"resign_checks"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// TrainMetrics summarises a generation's training.
+type TrainMetrics struct {
+	Steps         int     `json:"steps"`
+	LossTotal     float64 `json:"loss"`
+	LossPolicy    float64 `json:"loss_policy"`
+	LossValue     float64 `json:"loss_value"`
+	LR            float64 `json:"lr"`
+	SamplesPerSec float64 `json:"samples_per_s"`
+	Window        int     `json:"window_positions"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// EvalMetrics summarises a generation's evaluation.
+type EvalMetrics struct {
+	VsBest    float64            `json:"vs_best"` // candidate's score against the previous best
+	Promoted  bool               `json:"promoted"`
+	Baselines map[string]float64 `json:"baselines"` // candidate's score against each baseline
+}
+
+func selfPlayMetrics(s SelfPlayStats) SelfPlayMetrics {
+	w, b, d := outcomeShares(s.Results)
+	m := SelfPlayMetrics{
+		Games: s.Games, Positions: s.Positions, Targets: s.Targets, White: w, Black: b, Draw: d,
+		MeanBatch: s.MeanBatch, FalseResigns: s.FalseResigns, ResignChecks: s.Checked, Seconds: s.Elapsed.Seconds(),
+	}
+	if s.Games > 0 {
+		m.MeanLength = float64(s.Positions) / float64(s.Games)
+		m.GamesPerHour = s.GamesPerHour()
+		m.EvalsPerSec = float64(s.Evaluations) / s.Elapsed.Seconds()
+	}
+	return m
+}
+
+// Summary is the one-line report of a generation.
+func (m *Metrics) Summary(total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gen %d/%d: self-play %d games (%.0f/h, %.1f actions, w/b/d %.2f/%.2f/%.2f)",
+		m.Generation, total, m.SelfPlay.Games, m.SelfPlay.GamesPerHour, m.SelfPlay.MeanLength, m.SelfPlay.White, m.SelfPlay.Black, m.SelfPlay.Draw)
+	if m.Train.Steps > 0 {
+		fmt.Fprintf(&b, "; train %d steps loss %.3f (policy %.3f, value %.3f) %.0f samples/s",
+			m.Train.Steps, m.Train.LossTotal, m.Train.LossPolicy, m.Train.LossValue, m.Train.SamplesPerSec)
+	} else {
+		b.WriteString("; train skipped")
+	}
+	names := make([]string, 0, len(m.Eval.Baselines))
+	for n := range m.Eval.Baselines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(&b, "; vs best %.2f promoted %v", m.Eval.VsBest, m.Eval.Promoted)
+	for _, n := range names {
+		fmt.Fprintf(&b, ", vs %s %.2f", n, m.Eval.Baselines[n])
+	}
+	if e, ok := m.Ratings[GenName(m.Generation)]; ok {
+		fmt.Fprintf(&b, "; elo %+.0f", e)
+	}
+	fmt.Fprintf(&b, " [%.0fs]", m.Elapsed)
+	return b.String()
+}
+
+// AppendMetrics appends one JSON line to path and syncs it.
+func AppendMetrics(path string, m Metrics) error {
+	line, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadMetrics reads metrics.jsonl, skipping a final line cut short by a crash.
+func ReadMetrics(path string) ([]Metrics, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text := string(data)
+	complete := strings.HasSuffix(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var out []Metrics
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		var m Metrics
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			if i == len(lines)-1 && !complete {
+				break
+			}
+			return nil, fmt.Errorf("%s: line %d: %w", path, i+1, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+var _ = env.Draw

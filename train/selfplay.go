@@ -1,0 +1,143 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/progress"
+	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/selfplay"
+)
+
+// SelfPlayConfig turns the config's self-play section into the selfplay package's configuration.
+func (c *Config) SelfPlaySettings(generator string) selfplay.Config {
+	sp := &c.SelfPlay
+	sc := mcts.DefaultConfig()
+	sc.Simulations = sp.Simulations
+	sc.CPUCT = sp.CPUCT
+	sc.FPUReduction = sp.FPUReduction
+	sc.DirichletAlpha = sp.DirichletAlpha
+	sc.DirichletFraction = sp.DirichletFraction
+	sc.Gumbel = sp.Gumbel
+	sc.GumbelConsidered = sp.GumbelConsidered
+	if sp.Gumbel {
+		sc.DirichletFraction = 0 // Gumbel explores by its own noise
+	}
+	sc.FullFraction = sp.FullFraction
+	sc.FastSimulations = sp.FastSimulations
+	return selfplay.Config{
+		Variant: c.VariantValue(), Search: sc,
+		TemperatureActions: sp.TemperatureActions, Temperature: sp.Temperature, TreeReuse: sp.TreeReuse,
+		ResignThreshold: sp.ResignThreshold, ResignConsecutive: sp.ResignConsecutive,
+		ResignCheckFraction: sp.ResignCheckFraction, Generator: generator,
+	}
+}
+
+// RecordOf converts a self-play game into a dataset record.
+func RecordOf(g selfplay.Game) *datasets.Record {
+	r := &datasets.Record{ID: g.Seed, Variant: g.Variant, Generator: g.Generator, Outcome: g.Outcome, Actions: g.Actions}
+	r.Targets = make([]datasets.Target, len(g.Positions))
+	for i, p := range g.Positions {
+		t := &r.Targets[i]
+		t.RootWDL = p.WDL
+		if p.Full && len(p.Policy) > 0 {
+			t.Policy = make([]datasets.PolicyEntry, len(p.Policy))
+			for k, e := range p.Policy {
+				t.Policy[k] = datasets.PolicyEntry{Action: uint16(e.Action), Prob: e.Prob}
+			}
+		}
+	}
+	return r
+}
+
+// SelfPlayOptions configures PlaySelfPlay.
+type SelfPlayOptions struct {
+	Config    *Config
+	Net       model.Net
+	Generator string // recorded in every game (checkpoint id)
+	Games     int
+	FirstGame int    // number of the first game (games are seeded by number)
+	Seed      uint64 // run seed
+	Writer    *datasets.Writer
+	Window    *datasets.Window // optional: games are also added here
+	Progress  io.Writer        // progress bar / lines (nil: none)
+}
+
+// SelfPlayStats reports a self-play phase.
+type SelfPlayStats struct {
+	Games, Positions, Targets int
+	Results                   [4]int // per env.Outcome
+	Elapsed                   time.Duration
+	Searches, Simulations     int
+	Evaluations               int64   // network positions evaluated
+	MeanBatch                 float64 // mean batch size of network calls
+	FalseResigns, Checked     int
+}
+
+// GamesPerHour returns the self-play rate.
+func (s SelfPlayStats) GamesPerHour() float64 { return float64(s.Games) / s.Elapsed.Hours() }
+
+// PlaySelfPlay plays games with the network, leaves of all parallel games batched into one network
+// call, and appends each finished game to the writer (and window).
+func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error) {
+	c := o.Config
+	ev := &mcts.NetEvaluator{Net: o.Net.Predict, PolicyLogits: true, WDLLogits: true}
+	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: c.SelfPlay.BatchSize, Wait: time.Millisecond})
+	if err != nil {
+		return SelfPlayStats{}, err
+	}
+	defer b.Close()
+	var st SelfPlayStats
+	var mu sync.Mutex
+	bar := (*progress.Bar)(nil)
+	if o.Progress != nil {
+		bar = progress.New(o.Progress, o.Games, "self-play", 15*time.Second)
+	}
+	start := time.Now()
+	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
+		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame,
+		OnGame: func(g selfplay.Game) error {
+			rec := RecordOf(g)
+			if err := o.Writer.Append(rec); err != nil {
+				return err
+			}
+			if o.Window != nil {
+				if err := o.Window.Add(rec); err != nil {
+					return err
+				}
+			}
+			mu.Lock()
+			st.Games++
+			st.Positions += len(g.Actions)
+			st.Targets += rec.TrainingTargets()
+			st.Results[g.Outcome]++
+			bs := b.Stats()
+			el := time.Since(start).Seconds()
+			mu.Unlock()
+			bar.Add(1, fmt.Sprintf("%.0f positions/s, batch %.1f", float64(bs.Leaves)/el, bs.Mean()))
+			return nil
+		},
+	})
+	bar.Finish()
+	st.Elapsed = time.Since(start)
+	st.Searches, st.Simulations = rs.Searches, rs.Simulations
+	st.FalseResigns, st.Checked = rs.FalseResigns, rs.Checked
+	bs := b.Stats()
+	st.Evaluations, st.MeanBatch = bs.Leaves, bs.Mean()
+	return st, err
+}
+
+// outcomeShares returns white, black and draw shares.
+func outcomeShares(r [4]int) (w, b, d float64) {
+	n := float64(r[env.WhiteWins] + r[env.BlackWins] + r[env.Draw])
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return float64(r[env.WhiteWins]) / n, float64(r[env.BlackWins]) / n, float64(r[env.Draw]) / n
+}
