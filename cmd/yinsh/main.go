@@ -56,6 +56,7 @@ func newRootCmd() *cobra.Command {
 		newSearchCmd(),
 		newTrainCmd(),
 		newSelfplayCmd(),
+		newPlayCmd(),
 	)
 	return root
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+func TestPlayCommand(t *testing.T) {
+	// the human (black) plays a few placements with a bad token and an illegal one in between, then quits
+	input := "zz\nhelp\nlegal\ne5\nf6\nf7\nundo\nf7\nquit\n"
+	out, errs, code := runCLI(t, input, "play", "--player", "heuristic", "--as", "black", "--variant", "blitz")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	for _, want := range []string{"You play black against heuristic", "heuristic plays ", `cannot read "zz"`, "tokens: e5", "is not legal here", "game abandoned"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	_, errs, code = runCLI(t, "", "play")
+	if code == 0 || !strings.Contains(errs, "--checkpoint") {
+		t.Fatalf("no agent: code %d %q", code, errs)
+	}
+}
+
+func TestPlayWholeGame(t *testing.T) {
+	// a scripted human mirrors the game from the agent's announced actions and always answers with
+	// its first legal action, until the game ends
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- playRun(&PlayOptions{In: inR, Out: outW, Player: "random", Sims: 1, As: env.White, Variant: env.Blitz, Seed: 3})
+		outW.Close()
+	}()
+	s := env.NewState(env.Blitz)
+	rd := bufio.NewReader(outR)
+	var line strings.Builder
+	result := ""
+	for {
+		b, err := rd.ReadByte()
+		if err != nil {
+			break
+		}
+		if b != '\n' {
+			line.WriteByte(b)
+			if l := line.String(); strings.HasPrefix(l, "your action (") && strings.HasSuffix(l, "): ") {
+				a := s.LegalActions(nil)[0]
+				if err := s.ApplyAction(a); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintln(inW, a)
+				line.Reset()
+			}
+			continue
+		}
+		l := line.String()
+		line.Reset()
+		if strings.HasPrefix(l, "random plays ") {
+			a, err := env.ParseAction(strings.Fields(l)[2])
+			if err != nil || s.ApplyAction(a) != nil {
+				t.Fatalf("cannot follow %q", l)
+			}
+		}
+		if strings.HasPrefix(l, "result: ") {
+			result = strings.TrimPrefix(l, "result: ")
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsTerminal() || result != s.Outcome().String() {
+		t.Fatalf("result %q, mirrored game %s (terminal %v)", result, s.Outcome(), s.IsTerminal())
+	}
+}
