@@ -32,11 +32,13 @@ type NetPlayers struct {
 	name    string
 	cfg     mcts.Config
 	batcher *mcts.Batcher
+	leaf    mcts.Evaluator
 	once    sync.Once
 }
 
-// NewNetPlayers wraps a network's batched inference (model.Net.Predict has this shape).
-func NewNetPlayers(name string, predict mcts.Net, cfg mcts.Config, maxBatch int) (*NetPlayers, error) {
+// NewNetPlayers wraps a network's batched inference (model.Net.Predict has this shape). With
+// rolloutMix λ > 0 the leaf value is (1-λ)·network + λ·one random rollout (mcts.Mix).
+func NewNetPlayers(name string, predict mcts.Net, cfg mcts.Config, maxBatch int, rolloutMix float32) (*NetPlayers, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -45,13 +47,17 @@ func NewNetPlayers(name string, predict mcts.Net, cfg mcts.Config, maxBatch int)
 	if err != nil {
 		return nil, err
 	}
-	return &NetPlayers{name: name, cfg: cfg, batcher: b}, nil
+	np := &NetPlayers{name: name, cfg: cfg, batcher: b, leaf: b}
+	if rolloutMix > 0 {
+		np.leaf = &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: 1}, Lambda: rolloutMix}
+	}
+	return np, nil
 }
 
 // Factory returns a PlayerFactory making search players over the shared network.
 func (n *NetPlayers) Factory() PlayerFactory {
 	return func(seed uint64) (Player, error) {
-		return NewSearchPlayer(n.name, n.cfg, n.batcher, seed)
+		return NewSearchPlayer(n.name, n.cfg, n.leaf, seed)
 	}
 }
 
@@ -76,7 +82,7 @@ func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, error) {
 		return nil, fmt.Errorf("selfplay: player %q is not random, heuristic or rollout:N, and loading it as a checkpoint failed: %w", path, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	np, err := NewNetPlayers(name, net.Predict, SearchConfig(opts.Sims, opts.Gumbel), 64)
+	np, err := NewNetPlayers(name, net.Predict, SearchConfig(opts.Sims, opts.Gumbel), 64, opts.RolloutMix)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,8 @@ type PlayerOptions struct {
 	Variant env.Variant
 	// Gumbel makes network players use Gumbel root search (deterministic, no noise).
 	Gumbel bool
+	// RolloutMix is network players' leaf value mix λ: (1-λ)·network + λ·random rollout (0: none).
+	RolloutMix float32
 }
 
 // ParsePlayer turns a player spec into a factory: "random", "heuristic", "rollout:N" (pure MCTS with N

@@ -64,6 +64,7 @@ type SelfPlayConfig struct {
 	ResignThreshold     float64 `yaml:"resign_threshold"`      // resign below this root value (-1: never)
 	ResignConsecutive   int     `yaml:"resign_consecutive"`    // … for this many consecutive own searches
 	ResignCheckFraction float64 `yaml:"resign_check_fraction"` // share of games played out to count false resignations
+	RolloutMix          float64 `yaml:"rollout_mix"`           // leaf value = (1-λ)·network + λ·random rollout (AlphaGo); 0: pure AlphaZero
 }
 
 // TrainingConfig is the training phase of a generation.
@@ -84,6 +85,7 @@ type EvaluationConfig struct {
 	Gate          string   `yaml:"gate"`           // none | score | sprt
 	GateScore     float64  `yaml:"gate_score"`     // gate=score: promote at or above this score
 	SPRTElo1      float64  `yaml:"sprt_elo1"`      // gate=sprt: H1 Elo (H0 is 0), alpha = beta = 0.05
+	RolloutMix    float64  `yaml:"rollout_mix"`    // the network players' leaf value mix in evaluation games (see selfplay.rollout_mix)
 	Baselines     []string `yaml:"baselines"`      // players rated against each generation (random, heuristic, rollout:N)
 	BaselineGames int      `yaml:"baseline_games"` // games per baseline per generation
 }
@@ -257,6 +259,8 @@ func (c *Config) Validate() error {
 		{"selfplay.temperature", sp.Temperature, 0, 100},
 		{"selfplay.resign_threshold", sp.ResignThreshold, -1, 1},
 		{"selfplay.resign_check_fraction", sp.ResignCheckFraction, 0, 1},
+		{"selfplay.rollout_mix", sp.RolloutMix, 0, 1},
+		{"evaluation.rollout_mix", ev.RolloutMix, 0, 1},
 		{"evaluation.gate_score", ev.GateScore, 0, 1},
 		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},
 	}

@@ -379,7 +379,8 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 	ec := &o.Config.Evaluation
 	var em EvalMetrics
 	sc := selfplay.SearchConfig(ec.Simulations, o.Config.SelfPlay.Gumbel)
-	cp, err := selfplay.NewNetPlayers(GenName(g), cand.Predict, sc, 64)
+	mix := float32(ec.RolloutMix)
+	cp, err := selfplay.NewNetPlayers(GenName(g), cand.Predict, sc, 64, mix)
 	if err != nil {
 		return em, false, err
 	}
@@ -404,7 +405,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 	}
 	promote := true
 	if ec.Games > 0 {
-		bp, err := selfplay.NewNetPlayers(GenName(bestGen(bestPath)), best.Predict, sc, 64)
+		bp, err := selfplay.NewNetPlayers(GenName(bestGen(bestPath)), best.Predict, sc, 64, mix)
 		if err != nil {
 			return em, false, err
 		}
@@ -427,7 +428,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		if ec.BaselineGames == 0 {
 			break
 		}
-		f, err := selfplay.ParsePlayer(b, selfplay.PlayerOptions{Sims: ec.Simulations, Variant: variant})
+		f, err := selfplay.ParsePlayer(b, selfplay.PlayerOptions{Sims: ec.Simulations, Variant: variant, Gumbel: o.Config.SelfPlay.Gumbel, RolloutMix: mix})
 		if err != nil {
 			return em, promote, err
 		}

@@ -93,6 +93,10 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		return SelfPlayStats{}, err
 	}
 	defer b.Close()
+	var leaf mcts.Evaluator = b
+	if c.SelfPlay.RolloutMix > 0 {
+		leaf = &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: 1, Seed: o.Seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
+	}
 	var st SelfPlayStats
 	var mu sync.Mutex
 	bar := (*progress.Bar)(nil)
@@ -100,7 +104,7 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		bar = progress.New(o.Progress, o.Games, "self-play", 15*time.Second)
 	}
 	start := time.Now()
-	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
+	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), leaf, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)

@@ -18,15 +18,17 @@ import (
 
 // ArenaOptions configures `yinsh arena`.
 type ArenaOptions struct {
-	Out, Err io.Writer
-	A, B     string
-	Games    int
-	Sims     int
-	Parallel int
-	Seed     uint64
-	Variant  env.Variant
-	Results  string // results file to append to ("" for none)
-	SPRTElo1 float64
+	Out, Err   io.Writer
+	A, B       string
+	Games      int
+	Sims       int
+	Parallel   int
+	Seed       uint64
+	Variant    env.Variant
+	Results    string // results file to append to ("" for none)
+	SPRTElo1   float64
+	Gumbel     bool
+	RolloutMix float64
 }
 
 func newArenaCmd() *cobra.Command { return newCmdArena(nil) }
@@ -73,6 +75,8 @@ simulations). --sims sets the simulations of checkpoint players.`,
 	f.StringVar(&variant, "variant", "standard", "rules variant: standard or blitz")
 	f.StringVar(&opts.Results, "results", train.ResultsFileName, "append the result to this JSONL file (\"\" for none)")
 	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "SPRT H1 Elo difference (H0 is 0; alpha = beta = 0.05)")
+	f.BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
+	f.Float64Var(&opts.RolloutMix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	return cmd
 }
 
@@ -82,7 +86,10 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	popts := selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant}
+	if !(opts.RolloutMix >= 0 && opts.RolloutMix <= 1) {
+		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.RolloutMix)
+	}
+	popts := selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix)}
 	fa, err := selfplay.ParsePlayer(opts.A, popts)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)

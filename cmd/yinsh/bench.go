@@ -18,6 +18,7 @@ func newBenchCmd() *cobra.Command {
 	}
 	cmd.AddCommand(
 		newCmdBenchPlayouts(nil),
+		newCmdBenchSelfplay(),
 		newCmdBenchModel(nil),
 		newCmdBenchMCTS(nil),
 	)
