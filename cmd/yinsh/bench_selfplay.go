@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -30,6 +31,7 @@ type BenchSelfplayOptions struct {
 	Batch    int
 	Window   int           // positions of random games held in a replay window during the run (memory check)
 	Time     time.Duration // raw inference measurement
+	Duration time.Duration // stop self-play after this long (0: play every game)
 }
 
 func newCmdBenchSelfplay() *cobra.Command {
@@ -57,6 +59,7 @@ positions of random games in a replay window during the run, as training would.`
 	f.IntVar(&opts.Parallel, "parallel", 64, "games at once")
 	f.IntVar(&opts.Batch, "batch", 32, "network batch size")
 	f.DurationVar(&opts.Time, "time", 3*time.Second, "how long to measure raw inference")
+	f.DurationVar(&opts.Duration, "duration", 0, "stop self-play after this long and report the rates so far (0: play every game)")
 	f.IntVar(&opts.Window, "window", 0, "positions of random games to hold in a replay window (memory check)")
 	return cmd
 }
@@ -130,19 +133,29 @@ func benchSelfplayRun(ctx context.Context, o *BenchSelfplayOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := train.PlaySelfPlay(ctx, train.SelfPlayOptions{Config: &cfg, Net: net, Generator: "bench", Games: o.Games, Seed: 1, Writer: w})
+	spCtx := ctx
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		spCtx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	st, err := train.PlaySelfPlay(spCtx, train.SelfPlayOptions{Config: &cfg, Net: net, Generator: "bench", Games: o.Games, Seed: 1, Writer: w})
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	if err != nil && !(o.Duration > 0 && errors.Is(err, context.DeadlineExceeded)) {
 		return err
 	}
 	sp := float64(st.Evaluations) / st.Elapsed.Seconds()
 	fmt.Fprintf(o.Out, "raw-positions/s: %.1f\n", raw)
 	fmt.Fprintf(o.Out, "selfplay-positions/s: %.1f\n", sp)
 	fmt.Fprintf(o.Out, "ratio: %.3f\n", sp/raw)
-	fmt.Fprintf(o.Out, "games/hour: %.1f\n", st.GamesPerHour())
-	fmt.Fprintf(o.Out, "actions/game: %.1f\n", float64(st.Positions)/float64(st.Games))
+	fmt.Fprintf(o.Out, "games: %d\n", st.Games)
+	if st.Games > 0 {
+		fmt.Fprintf(o.Out, "games/hour: %.1f\n", st.GamesPerHour())
+		fmt.Fprintf(o.Out, "actions/game: %.1f\n", float64(st.Positions)/float64(st.Games))
+	}
+	fmt.Fprintf(o.Out, "searches/s: %.1f\n", float64(st.Searches)/st.Elapsed.Seconds())
 	fmt.Fprintf(o.Out, "mean-batch: %.2f\n", st.MeanBatch)
 	if window != nil {
 		fmt.Fprintf(o.Out, "window-positions: %d\nwindow-bytes: %d\n", window.Len(), window.Bytes())
