@@ -1,7 +1,7 @@
 # YINSH Zero. `make test` is the test command CI runs (see README.md and .ci/run).
 GO ?= go
 
-.PHONY: build test race vet fuzz bench torch-setup torch-test
+.PHONY: build test race vet fuzz bench torch-setup torch-test torch-bench
 
 build:
 	$(GO) build -o bin/yinsh ./cmd/yinsh
@@ -25,3 +25,12 @@ fuzz:
 bench:
 	GOMAXPROCS=1 $(GO) run ./cmd/yinsh bench playouts --games 20000 --seed 1
 	$(GO) test ./env -run XXX -bench . -benchmem -cpu 1
+
+torch-setup:
+	bash scripts/libtorch.sh >/dev/null
+
+torch-test:
+	bash scripts/test-torch.sh
+
+torch-bench:
+	bash scripts/bench-torch.sh

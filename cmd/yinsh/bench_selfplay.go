@@ -75,7 +75,7 @@ func benchSelfplayRun(ctx context.Context, o *BenchSelfplayOptions) error {
 	if err != nil {
 		return err
 	}
-	be, err := backendFor(o.Backend)
+	be, err := backendFor(o.Backend, "cpu", 0)
 	if err != nil {
 		return err
 	}

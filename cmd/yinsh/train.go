@@ -20,18 +20,20 @@ import (
 	"github.com/yinsh-zero/yinsh/train"
 )
 
-// trainBackends are the network backends `yinsh train` and `yinsh selfplay` can use; a backend built
-// under a tag (torch) adds itself from its own file.
-var trainBackends = map[string]train.Backend{
-	gonum.BackendName: {
-		Name: gonum.BackendName,
-		New:  func(cfg model.Config, seed uint64) (model.Net, error) { return gonum.New(cfg, seed) },
-		Load: func(path string) (model.Net, error) { return gonum.Load(path) },
+// trainBackends are the network backends `yinsh train` and `yinsh selfplay` can use, built for a
+// device and thread count; a backend built under a tag (torch) adds itself from its own file.
+var trainBackends = map[string]func(device string, threads int) train.Backend{
+	gonum.BackendName: func(string, int) train.Backend {
+		return train.Backend{
+			Name: gonum.BackendName,
+			New:  func(cfg model.Config, seed uint64) (model.Net, error) { return gonum.New(cfg, seed) },
+			Load: func(path string) (model.Net, error) { return gonum.Load(path) },
+		}
 	},
 }
 
-func backendFor(name string) (train.Backend, error) {
-	b, ok := trainBackends[name]
+func backendFor(name, device string, threads int) (train.Backend, error) {
+	mk, ok := trainBackends[name]
 	if !ok {
 		var have []string
 		for n := range trainBackends {
@@ -44,7 +46,7 @@ func backendFor(name string) (train.Backend, error) {
 		}
 		return train.Backend{}, fmt.Errorf("backend %q is not in this build (have %s)%s", name, strings.Join(have, ", "), hint)
 	}
-	return b, nil
+	return mk(device, threads), nil
 }
 
 // TrainOptions configures `yinsh train`.
@@ -110,7 +112,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	if err != nil {
 		return err
 	}
-	be, err := backendFor(cfg.Backend)
+	be, err := backendFor(cfg.Backend, cfg.Device, cfg.Threads)
 	if err != nil {
 		return err
 	}
@@ -166,7 +168,7 @@ func selfplayRun(ctx context.Context, opts *SelfplayOptions) error {
 	if err != nil {
 		return err
 	}
-	be, err := backendFor(cfg.Backend)
+	be, err := backendFor(cfg.Backend, cfg.Device, cfg.Threads)
 	if err != nil {
 		return err
 	}
