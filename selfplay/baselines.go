@@ -57,47 +57,50 @@ func (p *Heuristic) Decide(s *env.State) (Decision, error) {
 	if s.Phase() == env.PhasePlace {
 		return Decision{Action: p.placement(s, legal)}, nil
 	}
-	best, bestScore, ties := legal[0], -scoreWin*2, 0
+	pick := randomArgmax{rng: p.rng}
 	for _, a := range legal {
 		c := *s
 		if err := c.ApplyAction(a); err != nil {
 			return Decision{}, err
 		}
 		p.finishTurn(&c, me)
-		sc := p.score(&c, me)
-		switch {
-		case sc > bestScore:
-			best, bestScore, ties = a, sc, 1
-		case sc == bestScore:
-			ties++
-			if p.rng.IntN(ties) == 0 {
-				best = a
-			}
+		pick.offer(a, p.score(&c, me))
+	}
+	return Decision{Action: pick.best}, nil
+}
+
+// randomArgmax keeps the best-scored action offered, breaking ties uniformly at random (reservoir
+// sampling over the tied actions).
+type randomArgmax struct {
+	rng   *rand.Rand
+	best  env.Action
+	score int
+	ties  int
+}
+
+func (m *randomArgmax) offer(a env.Action, score int) {
+	switch {
+	case m.ties == 0 || score > m.score:
+		m.best, m.score, m.ties = a, score, 1
+	case score == m.score:
+		m.ties++
+		if m.rng.IntN(m.ties) == 0 {
+			m.best = a
 		}
 	}
-	return Decision{Action: best}, nil
 }
 
 // placement prefers central empty points (rings in the middle reach more of the board).
 func (p *Heuristic) placement(s *env.State, legal []env.Action) env.Action {
-	best, bestScore, ties := legal[0], -1<<30, 0
+	pick := randomArgmax{rng: p.rng}
 	for _, a := range legal {
 		c, _ := a.Cells()
 		col, row := env.CellColRow(c)
 		x, y := col-5, row-6
 		d := max(abs(x), abs(y), abs(x-y)) // hex distance from f6
-		sc := -d*4 + p.rng.IntN(3)
-		switch {
-		case sc > bestScore:
-			best, bestScore, ties = a, sc, 1
-		case sc == bestScore:
-			ties++
-			if p.rng.IntN(ties) == 0 {
-				best = a
-			}
-		}
+		pick.offer(a, -d*4+p.rng.IntN(3))
 	}
-	return best
+	return pick.best
 }
 
 // finishTurn plays the rest of me's turn (row and ring removals) greedily by the static score.
