@@ -27,6 +27,11 @@ type WindowOptions struct {
 	SnapshotEvery int
 	// Logger receives load progress (default slog.Default()).
 	Logger *slog.Logger
+	// ValueQMix is the share of the search's root value q (Target.RootWDL) in the value target:
+	// (1-m)·z + m·q, z the game outcome's WDL (m = 0.5 is "Lessons from AlphaZero"'s (z+q)/2). q
+	// bootstraps the value from the search and is far less noisy than z early in training. 0 (the
+	// default) trains on z alone; positions without a root value (RootWDL zero, e.g. imports) use z.
+	ValueQMix float64
 }
 
 // ErrExhausted is returned by Sample when the window has too few samples left: it is empty, or every
@@ -74,6 +79,8 @@ type wtarget struct {
 	where uint32 // index in eligible, or noSlot
 	ply   uint16
 	uses  uint8
+	root  [2]uint16 // root win and loss probabilities quantised by probScale (draw: the rest); 0,0 unknown
+	hasQ  bool
 }
 
 const (
@@ -89,6 +96,9 @@ func NewWindow(opts WindowOptions) (*Window, error) {
 	}
 	if opts.MaxReuse < 0 || opts.MaxReuse > 255 {
 		return nil, fmt.Errorf("datasets: MaxReuse must be 0..255, got %d", opts.MaxReuse)
+	}
+	if !(opts.ValueQMix >= 0 && opts.ValueQMix <= 1) {
+		return nil, fmt.Errorf("datasets: ValueQMix must be 0..1, got %v", opts.ValueQMix)
 	}
 	if opts.SnapshotEvery == 0 {
 		opts.SnapshotEvery = defaultSnapshot
@@ -166,6 +176,10 @@ func (w *Window) Add(r *Record) error {
 		w.actions = append(w.actions, uint16(a))
 		if t := &r.Targets[i]; t.IsTarget() {
 			tg := wtarget{game: gi, entry: uint32(len(w.entries)), where: noSlot, ply: uint16(i)}
+			if q := t.RootWDL; q[0]+q[1]+q[2] > 0.5 {
+				tg.hasQ = true
+				tg.root = [2]uint16{quantProb(q[0]), quantProb(q[2])}
+			}
 			for _, e := range t.Policy {
 				if !s.IsLegal(env.Action(e.Action)) {
 					rollback()
@@ -278,6 +292,10 @@ func (w *Window) maybeCompact() {
 	w.g0, w.a0, w.s0, w.t0, w.e0 = 0, 0, 0, 0, 0
 }
 
+func quantProb(p float32) uint16 {
+	return uint16(min(max(p, 0), 1)*probScale + 0.5)
+}
+
 // pick is one drawn example, copied out of the window so that tensors are built without the lock.
 type pick struct {
 	state   env.State // snapshot at or before the position
@@ -285,6 +303,8 @@ type pick struct {
 	policy  []PolicyEntry
 	outcome env.Outcome
 	sym     int
+	qmix    float32    // share of root in the value target (0: the outcome alone)
+	root    [3]float32 // the search's root WDL
 	// game (index among the games held at the draw, 0 = oldest) and ply locate the position (tests).
 	game, ply int
 }
@@ -337,6 +357,10 @@ func (w *Window) draw(rng *rand.Rand, n int) ([]pick, error) {
 		}
 		p.policy = pool[start:len(pool):len(pool)]
 		p.outcome = g.outcome
+		if w.opts.ValueQMix > 0 && t.hasQ {
+			win, loss := float32(t.root[0])/probScale, float32(t.root[1])/probScale
+			p.qmix, p.root = float32(w.opts.ValueQMix), [3]float32{win, max(1-win-loss, 0), loss}
+		}
 		p.game, p.ply = int(t.game)-w.g0, int(t.ply)
 		if w.opts.MaxReuse > 0 {
 			t.uses++
@@ -361,7 +385,13 @@ func build(picks []pick, b *Batch) error {
 				return fmt.Errorf("datasets: window replay of game %d ply %d: %w", p.game, p.ply, err)
 			}
 		}
-		g.Write(b, k, s, p.sym, p.policy, ValueFor(p.outcome, s.CurrentPlayer()))
+		v := ValueFor(p.outcome, s.CurrentPlayer())
+		if p.qmix > 0 {
+			for i := range v {
+				v[i] = (1-p.qmix)*v[i] + p.qmix*p.root[i]
+			}
+		}
+		g.Write(b, k, s, p.sym, p.policy, v)
 	}
 	return nil
 }

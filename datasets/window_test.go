@@ -443,3 +443,58 @@ func BenchmarkWindowSample(b *testing.B) {
 		})
 	}
 }
+
+// TestWindowValueQMix checks the value target (1-m)·z + m·q with q the record's root WDL, z alone for
+// positions without a root value, and that the default (m = 0) is the outcome alone.
+func TestWindowValueQMix(t *testing.T) {
+	recs := testRecords(6, 33)
+	for _, r := range recs {
+		for i := range r.Targets {
+			if i%3 == 0 {
+				r.Targets[i].RootWDL = [3]float32{} // unknown: z alone
+			} else {
+				r.Targets[i].RootWDL = [3]float32{0.6, 0.1, 0.3}
+			}
+		}
+	}
+	var live []*Record
+	for _, r := range recs {
+		if r.Outcome != env.Ongoing {
+			live = append(live, r)
+		}
+	}
+	if _, err := NewWindow(WindowOptions{ValueQMix: 1.5}); err == nil {
+		t.Fatal("ValueQMix 1.5 accepted")
+	}
+	for _, m := range []float64{0, 0.5, 1} {
+		w := newTestWindow(t, WindowOptions{ValueQMix: m}, recs)
+		picks, err := w.draw(rand.New(rand.NewPCG(4, 5)), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b Batch
+		if err := build(picks, &b); err != nil {
+			t.Fatal(err)
+		}
+		for k, p := range picks {
+			r := live[p.game]
+			s := env.NewState(r.Variant)
+			for _, a := range r.Actions[:p.ply] {
+				if err := s.ApplyAction(a); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := ValueFor(r.Outcome, s.CurrentPlayer())
+			if q := r.Targets[p.ply].RootWDL; m > 0 && q != ([3]float32{}) {
+				for i := range want {
+					want[i] = float32(1-m)*want[i] + float32(m)*q[i]
+				}
+			}
+			for i := range want {
+				if got := b.WDL[3*k+i]; math.Abs(float64(got-want[i])) > 1e-4 {
+					t.Fatalf("m=%v example %d (game %d ply %d): WDL %v, want %v", m, k, r.ID, p.ply, b.WDL[3*k:3*k+3], want)
+				}
+			}
+		}
+	}
+}

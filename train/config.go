@@ -42,6 +42,10 @@ type NetConfig struct {
 	PolicyChannels int    `yaml:"policy_channels"` // 0: the preset's
 	ValueChannels  int    `yaml:"value_channels"`  // 0: the preset's
 	ValueHidden    int    `yaml:"value_hidden"`    // 0: the preset's
+	// OutputInitScale multiplies the initial weights of the policy and value output layers (their
+	// biases are zeroed) in a new run's gen-0000: near 0 starts with an almost uniform policy and an
+	// even value, instead of the backend's random, peaked one. 1 keeps the backend's initialisation.
+	OutputInitScale float64 `yaml:"output_init_scale"`
 }
 
 // SelfPlayConfig is the self-play phase of a generation.
@@ -65,6 +69,7 @@ type SelfPlayConfig struct {
 	ResignConsecutive   int     `yaml:"resign_consecutive"`    // … for this many consecutive own searches
 	ResignCheckFraction float64 `yaml:"resign_check_fraction"` // share of games played out to count false resignations
 	RolloutMix          float64 `yaml:"rollout_mix"`           // leaf value = (1-λ)·network + λ·random rollout (AlphaGo); 0: pure AlphaZero
+	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (virtual loss keeps them apart); 1: sequential search
 }
 
 // TrainingConfig is the training phase of a generation.
@@ -74,6 +79,7 @@ type TrainingConfig struct {
 	WindowPositions    int                   `yaml:"window_positions"`     // replay window: the latest positions
 	MinPositions       int                   `yaml:"min_positions"`        // skip training until the window holds this many
 	MaxReuse           int                   `yaml:"max_reuse"`            // times one position may be sampled (KataGo max train reuse), 1..255
+	ValueQMix          float64               `yaml:"value_q_mix"`          // value target (1-m)·z + m·q: z the outcome, q the search's root value (0.5: "Lessons from AlphaZero"); 0: z alone
 	Optimizer          model.OptimizerConfig `yaml:"optimizer"`
 }
 
@@ -94,12 +100,13 @@ type EvaluationConfig struct {
 func DefaultConfig() Config {
 	return Config{
 		Variant: "blitz", Seed: 1, Generations: 10, Backend: "gonum", Device: "cpu",
-		Net: NetConfig{Preset: "tiny", Blocks: -1},
+		Net: NetConfig{Preset: "tiny", Blocks: -1, OutputInitScale: 1},
 		SelfPlay: SelfPlayConfig{
 			Games: 64, Parallel: 32, BatchSize: 32, Simulations: 64, FastSimulations: 0, FullFraction: 1,
 			Gumbel: true, GumbelConsidered: 16, CPUCT: 1.25, FPUReduction: 0.25,
 			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 20, Temperature: 1,
 			TreeReuse: true, ResignThreshold: -1, ResignConsecutive: 3, ResignCheckFraction: 0.1,
+			LeavesInFlight: 8,
 		},
 		Training: TrainingConfig{
 			StepsPerGeneration: 100, BatchSize: 128, WindowPositions: 50000, MinPositions: 1000, MaxReuse: 8,
@@ -229,6 +236,7 @@ func (c *Config) Validate() error {
 		{"selfplay.gumbel_considered", sp.GumbelConsidered, 1, env.NumActions},
 		{"selfplay.temperature_actions", sp.TemperatureActions, 0, 10_000},
 		{"selfplay.resign_consecutive", sp.ResignConsecutive, 1, 1000},
+		{"selfplay.leaves_in_flight", sp.LeavesInFlight, 1, 4096},
 		{"training.steps_per_generation", tr.StepsPerGeneration, 0, 10_000_000},
 		{"training.batch_size", tr.BatchSize, 1, 65536},
 		{"training.window_positions", tr.WindowPositions, 1, 100_000_000},
@@ -263,6 +271,8 @@ func (c *Config) Validate() error {
 		{"evaluation.rollout_mix", ev.RolloutMix, 0, 1},
 		{"evaluation.gate_score", ev.GateScore, 0, 1},
 		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},
+		{"net.output_init_scale", c.Net.OutputInitScale, 0, 1},
+		{"training.value_q_mix", tr.ValueQMix, 0, 1},
 	}
 	for _, f := range floats {
 		if !ok(f.v, f.lo, f.hi) {

@@ -91,10 +91,11 @@ func Train(ctx context.Context, o Options) error {
 		if err := net.SetOptimizer(cfg.Training.Optimizer); err != nil {
 			return err
 		}
-		if err := net.Save(filepath.Join(o.Dir, ckptPath(0))); err != nil {
+		err = writeInitial(net, filepath.Join(o.Dir, ckptPath(0)), cfg.Net.OutputInitScale)
+		net.Close()
+		if err != nil {
 			return err
 		}
-		net.Close()
 		st.Best, st.Current = ckptPath(0), ckptPath(0)
 		if err := writeState(o.Dir, st); err != nil {
 			return err
@@ -116,6 +117,7 @@ func Train(ctx context.Context, o Options) error {
 
 	window, err := datasets.NewWindow(datasets.WindowOptions{
 		MaxPositions: cfg.Training.WindowPositions, MaxReuse: cfg.Training.MaxReuse, Logger: o.Log,
+		ValueQMix: cfg.Training.ValueQMix,
 	})
 	if err != nil {
 		return err
@@ -439,4 +441,37 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		em.Baselines[b] = res.Score()
 	}
 	return em, promote, nil
+}
+
+// outputLayers are the tensors that OutputInitScale shrinks: the policy logits' and the value
+// WDL logits' final fully connected layers.
+var outputLayers = []string{"policy.fc", "value.fc2"}
+
+// writeInitial writes the freshly initialised network as the run's first checkpoint, with the output
+// layers' weights multiplied by scale and their biases zeroed (scale 1 keeps the backend's
+// initialisation as it is). Backends draw output layers like hidden ones, N(0, 1/fan_in), which makes
+// a fresh policy peaked on arbitrary moves (0.37 on one of 55 legal moves): a prior that misleads the
+// first generations' searches. A small scale starts the network near the uniform policy and an even
+// WDL, so the first self-play searches rely on their simulations. Done on the checkpoint, so it is
+// the same for every backend.
+func writeInitial(net model.Net, path string, scale float64) error {
+	if scale == 1 {
+		return net.Save(path)
+	}
+	ck, err := net.Checkpoint()
+	if err != nil {
+		return err
+	}
+	ck = ck.Clone() // a backend may share its parameters with the checkpoint
+	for _, l := range outputLayers {
+		w, b := ck.Tensors[l+".weight"], ck.Tensors[l+".bias"]
+		if w == nil || b == nil {
+			return fmt.Errorf("net.output_init_scale: checkpoint has no %s.weight/bias", l)
+		}
+		for i := range w.Data {
+			w.Data[i] *= float32(scale)
+		}
+		clear(b.Data)
+	}
+	return model.WriteCheckpoint(path, ck)
 }

@@ -31,6 +31,7 @@ func (c *Config) SelfPlaySettings(generator string) selfplay.Config {
 	}
 	sc.FullFraction = sp.FullFraction
 	sc.FastSimulations = sp.FastSimulations
+	sc.LeavesInFlight = sp.LeavesInFlight
 	return selfplay.Config{
 		Variant: c.VariantValue(), Search: sc,
 		TemperatureActions: sp.TemperatureActions, Temperature: sp.Temperature, TreeReuse: sp.TreeReuse,
