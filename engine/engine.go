@@ -52,6 +52,9 @@ type Options struct {
 	Sims int
 	// Seed seeds the player; the same seed and the same commands give the same answers.
 	Seed uint64
+	// RolloutMix is checkpoint players' leaf value mix λ: (1-λ)·network + λ·random rollout
+	// (selfplay.PlayerOptions.RolloutMix); 0: the network's value alone.
+	RolloutMix float32
 	// Variant is the rules variant of the first game (newgame may change it).
 	Variant env.Variant
 	// Log receives one record per genmove (and per rebuilt player); nil discards.
@@ -62,6 +65,7 @@ type Options struct {
 // use; one Engine serves one client.
 type Engine struct {
 	spec    string
+	mix     float32
 	sims    int
 	seed    uint64
 	variant env.Variant
@@ -92,6 +96,7 @@ func New(opts Options) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	e.mix = opts.RolloutMix
 	if err := e.configure(opts.Player, opts.Sims, opts.Seed, opts.Variant); err != nil {
 		return nil, err
 	}
@@ -102,7 +107,7 @@ func New(opts Options) (*Engine, error) {
 // configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
 // On error the engine is unchanged.
 func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
-	factory, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Sims: sims, Variant: v})
+	factory, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Sims: sims, Variant: v, RolloutMix: e.mix})
 	if err != nil {
 		return err
 	}

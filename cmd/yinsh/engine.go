@@ -20,6 +20,7 @@ type EngineOptions struct {
 	Sims    int
 	Seed    uint64
 	Variant env.Variant
+	Mix     float64
 }
 
 func newEngineCmd() *cobra.Command { return newCmdEngine(nil) }
@@ -38,6 +39,9 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !(opts.Mix >= 0 && opts.Mix <= 1) {
+				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
+			}
 			if opts.Sims < 1 {
 				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
 			}
@@ -55,6 +59,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Player, "player", engine.DefaultPlayer,
 		"player: random, heuristic, rollout:N or a checkpoint file (default heuristic until network players exist)")
+	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per decision for checkpoint players (rollout:N uses N)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the player (same seed and commands, same answers)")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant of the first game: standard or blitz")
@@ -64,7 +69,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 
 func engineRun(opts *EngineOptions) error {
 	e, err := engine.New(engine.Options{
-		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log,
+		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
 	})
 	if err != nil {
 		return err

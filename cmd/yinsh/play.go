@@ -21,6 +21,7 @@ type PlayOptions struct {
 	As      env.Color // the human's colour
 	Variant env.Variant
 	Seed    uint64
+	Mix     float64 // the agent's leaf value mix with random rollouts
 }
 
 func newPlayCmd() *cobra.Command {
@@ -53,6 +54,9 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 			case opts.Player == "":
 				return fmt.Errorf("--checkpoint FILE (or --player random|heuristic|rollout:N) is required")
 			}
+			if !(opts.Mix >= 0 && opts.Mix <= 1) {
+				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
+			}
 			if opts.Sims < 1 {
 				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
 			}
@@ -67,11 +71,12 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 	f.StringVar(&as, "as", "white", "your colour: white or black")
 	f.StringVar(&variant, "variant", "standard", "rules variant: standard or blitz")
 	f.Uint64Var(&opts.Seed, "seed", 1, "the agent's random seed")
+	f.Float64Var(&opts.Mix, "rollout-mix", 0, "the agent's leaf value: (1-λ)·network + λ·random rollout (as in training)")
 	return cmd
 }
 
 func playRun(opts *PlayOptions) error {
-	factory, err := selfplay.ParsePlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant})
+	factory, err := selfplay.ParsePlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix)})
 	if err != nil {
 		return err
 	}
