@@ -6,8 +6,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/yinsh-zero/yinsh/env"
 )
 
 // Metrics is one generation's line in metrics.jsonl.
@@ -100,25 +98,7 @@ func (m *Metrics) Summary(total int) string {
 }
 
 // AppendMetrics appends one JSON line to path and syncs it.
-func AppendMetrics(path string, m Metrics) error {
-	line, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func AppendMetrics(path string, m Metrics) error { return appendJSONLine(path, m) }
 
 // ReadMetrics reads metrics.jsonl, skipping a final line cut short by a crash.
 func ReadMetrics(path string) ([]Metrics, error) {
@@ -145,5 +125,3 @@ func ReadMetrics(path string) ([]Metrics, error) {
 	}
 	return out, nil
 }
-
-var _ = env.Draw

@@ -14,8 +14,12 @@ import (
 const ResultsFileName = "results.jsonl"
 
 // AppendResult appends one match result as a JSON line to path (created if missing), syncing it.
-func AppendResult(path string, r Result) error {
-	line, err := json.Marshal(r)
+func AppendResult(path string, r Result) error { return appendJSONLine(path, r) }
+
+// appendJSONLine appends v as one JSON line to path (creating it and its directory), and syncs it: a
+// crash leaves at most a cut last line, which the readers skip.
+func appendJSONLine(path string, v any) error {
+	line, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
