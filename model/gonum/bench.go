@@ -31,21 +31,9 @@ func Bench(cfg model.Config, batch int, minTime time.Duration) (BenchResult, err
 		return r, err
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	planes := make([]float32, batch*env.ObservationSize)
-	mask := make([]bool, batch*env.NumActions)
-	pol := make([]float32, batch*env.NumActions)
-	for i := 0; i < batch; i++ {
-		s := env.NewState(env.Standard)
-		for k := rng.IntN(40); k > 0 && !s.IsTerminal(); k-- {
-			acts := s.LegalActions(nil)
-			if err := s.ApplyAction(acts[rng.IntN(len(acts))]); err != nil {
-				return r, err
-			}
-		}
-		s.Observation(planes[i*env.ObservationSize:])
-		s.LegalMask(mask[i*env.NumActions : (i+1)*env.NumActions])
-		legal := s.LegalActions(nil)
-		pol[i*env.NumActions+int(legal[rng.IntN(len(legal))])] = 1
+	planes, mask, pol, err := model.BenchInputs(batch, rng)
+	if err != nil {
+		return r, err
 	}
 	wdl := make([]float32, batch*model.NumWDL)
 	logits := make([]float32, batch*env.NumActions)
