@@ -154,6 +154,10 @@ func (b *Batcher) collect() {
 			timer.Stop()
 		}
 		err := b.inner.Evaluate(reqs, outs)
+		// recorded before any caller is answered, so Stats read after a call returns counts its batch
+		b.mu.Lock()
+		b.hist[len(reqs)]++
+		b.mu.Unlock()
 		k := 0
 		for _, p := range parts {
 			for i := p.lo; i < p.hi; i++ {
@@ -168,9 +172,6 @@ func (b *Batcher) collect() {
 				p.s.reply <- p.s.err
 			}
 		}
-		b.mu.Lock()
-		b.hist[len(reqs)]++
-		b.mu.Unlock()
 		select {
 		case <-b.done:
 			if carry != nil {
