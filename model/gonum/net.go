@@ -7,8 +7,6 @@ package gonum
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"sync"
 
 	"github.com/yinsh-zero/yinsh/env"
@@ -71,40 +69,13 @@ type Net struct {
 
 var _ model.Net = (*Net)(nil)
 
-// New returns a freshly initialised net with the default optimiser (model.DefaultSGD). Weights are
-// drawn from a PCG generator seeded with seed: convolution and hidden fully connected weights
-// N(0, 2/fan_in) (He), output layers (policy.fc, value.fc2) N(0, 1/fan_in); biases 0; batch norm
-// γ = 1, β = 0, running mean 0, running variance 1. The same seed gives the same weights.
+// New returns a freshly initialised net (model.InitCheckpoint: the same weights in every backend for
+// a seed) with the default optimiser (model.DefaultSGD).
 func New(cfg model.Config, seed uint64) (*Net, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	ck := &model.Checkpoint{
-		Meta:    model.NewMetadata(model.KindTraining, cfg, 0, nil, BackendName),
-		Tensors: map[string]*model.Tensor{},
-	}
-	for _, s := range model.Specs(cfg, model.KindTraining) {
-		t := model.NewTensor(s.Shape...)
-		ck.Tensors[s.Name] = t
-		switch {
-		case hasSuffix(s.Name, ".running_var"), isBN(s.Name) && hasSuffix(s.Name, ".weight"):
-			for i := range t.Data {
-				t.Data[i] = 1
-			}
-		case hasSuffix(s.Name, ".weight"):
-			fanIn := len(t.Data) / s.Shape[0]
-			gain := 2.0
-			if s.Name == "policy.fc.weight" || s.Name == "value.fc2.weight" {
-				gain = 1
-			}
-			std := math.Sqrt(gain / float64(fanIn))
-			for i := range t.Data {
-				t.Data[i] = float32(rng.NormFloat64() * std)
-			}
-		}
-	}
-	return FromCheckpoint(ck)
+	return FromCheckpoint(model.InitCheckpoint(cfg, seed, BackendName))
 }
 
 // Load reads a training checkpoint written by any backend (see model.ReadCheckpoint).
