@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
 )
 
 func randomFactory(seed uint64) (Player, error)    { return NewRandom(seed), nil }
@@ -102,5 +103,23 @@ func TestHeuristicCompletesRowAndBlocks(t *testing.T) {
 	}
 	if got := threats(c); got != minThreat || got >= 4 {
 		t.Fatalf("heuristic played %s leaving %d black row threats; the best leaves %d", d.Action, got, minThreat)
+	}
+}
+
+func TestPlayerOptionsSearchConfig(t *testing.T) {
+	def := PlayerOptions{Sims: 50}.SearchConfig()
+	if def.Simulations != 50 || def.LeavesInFlight != mcts.DefaultConfig().LeavesInFlight || def.Temperature != 0 || def.DirichletFraction != 0 {
+		t.Fatalf("default options: %+v", def)
+	}
+	o := PlayerOptions{Sims: 50, LeavesInFlight: 1, Parallel: 3, Gumbel: true}
+	cfg := o.SearchConfig()
+	if cfg.LeavesInFlight != 1 || !cfg.Gumbel || cfg.GumbelScale != 0 {
+		t.Fatalf("leaves in flight 1, gumbel: %+v", cfg)
+	}
+	if got := o.maxBatch(cfg); got != 3 {
+		t.Errorf("max batch %d, want 3 games x 1 leaf", got)
+	}
+	if got := (PlayerOptions{}).maxBatch(def); got != 64 {
+		t.Errorf("max batch without Parallel %d, want 64", got)
 	}
 }

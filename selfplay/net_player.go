@@ -82,7 +82,8 @@ func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, error) {
 		return nil, fmt.Errorf("selfplay: player %q is not random, heuristic or rollout:N, and loading it as a checkpoint failed: %w", path, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	np, err := NewNetPlayers(name, net.Predict, SearchConfig(opts.Sims, opts.Gumbel), 64, opts.RolloutMix)
+	cfg := opts.SearchConfig()
+	np, err := NewNetPlayers(name, net.Predict, cfg, opts.maxBatch(cfg), opts.RolloutMix)
 	if err != nil {
 		return nil, err
 	}

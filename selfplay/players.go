@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
 )
 
 // PlayerOptions are the settings a player spec is built with.
 type PlayerOptions struct {
 	// Sims is the number of search simulations per decision for searching players (checkpoints);
-	// rollout:N players use N unless Sims is set explicitly by the caller via RolloutSims.
+	// rollout:N players always use N.
 	Sims int
 	// Variant is the rules variant of the games (some players need it to build their search).
 	Variant env.Variant
@@ -19,6 +20,32 @@ type PlayerOptions struct {
 	Gumbel bool
 	// RolloutMix is network players' leaf value mix λ: (1-λ)·network + λ·random rollout (0: none).
 	RolloutMix float32
+	// LeavesInFlight is how many leaves a network player's search sends per network call, kept apart
+	// by virtual loss (0: mcts.DefaultConfig's). 1 is sequential search, batching only across the
+	// games played at once.
+	LeavesInFlight int
+	// Parallel is the number of games played at once, which sizes network players' batches
+	// (Parallel × LeavesInFlight leaves; 0: 64 leaves).
+	Parallel int
+}
+
+// SearchConfig returns the search of network players made with these options: SearchConfig(Sims,
+// Gumbel) with LeavesInFlight when set.
+func (o PlayerOptions) SearchConfig() mcts.Config {
+	cfg := SearchConfig(o.Sims, o.Gumbel)
+	if o.LeavesInFlight > 0 {
+		cfg.LeavesInFlight = o.LeavesInFlight
+	}
+	return cfg
+}
+
+// maxBatch is the network batch of players searching with cfg: every game's leaves in flight, so a
+// batch is complete as soon as all games wait for it (64 when Parallel is not set).
+func (o PlayerOptions) maxBatch(cfg mcts.Config) int {
+	if o.Parallel > 0 {
+		return o.Parallel * cfg.LeavesInFlight
+	}
+	return 64
 }
 
 // ParsePlayer turns a player spec into a factory: "random", "heuristic", "rollout:N" (pure MCTS with N

@@ -29,6 +29,7 @@ type ArenaOptions struct {
 	SPRTElo1   float64
 	Gumbel     bool
 	RolloutMix float64
+	Leaves     int
 }
 
 func newArenaCmd() *cobra.Command { return newCmdArena(nil) }
@@ -55,6 +56,8 @@ simulations). --sims sets the simulations of checkpoint players.`,
 				return fmt.Errorf("--games must be at least 1, got %d", opts.Games)
 			case opts.Sims < 1:
 				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
+			case opts.Leaves < 1 || opts.Leaves > 4096:
+				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
 			case opts.Parallel < 1:
 				return fmt.Errorf("--parallel must be at least 1, got %d", opts.Parallel)
 			}
@@ -77,6 +80,7 @@ simulations). --sims sets the simulations of checkpoint players.`,
 	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "SPRT H1 Elo difference (H0 is 0; alpha = beta = 0.05)")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
 	f.Float64Var(&opts.RolloutMix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	return cmd
 }
 
@@ -89,7 +93,8 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	if !(opts.RolloutMix >= 0 && opts.RolloutMix <= 1) {
 		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.RolloutMix)
 	}
-	popts := selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix)}
+	popts := selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
+		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel}
 	fa, err := selfplay.ParsePlayer(opts.A, popts)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)

@@ -44,6 +44,7 @@ func TestArenaBadPlayers(t *testing.T) {
 		{"arena", "--a", "random", "--b", "/no/such/checkpoint", "--results", ""},
 		{"arena", "--a", "random", "--results", ""},
 		{"arena", "--a", "random", "--b", "random", "--games", "0", "--results", ""},
+		{"arena", "--a", "random", "--b", "random", "--leaves-in-flight", "0", "--results", ""},
 	} {
 		_, errs, code := runCLI(t, "", args...)
 		if code == 0 || errs == "" {
