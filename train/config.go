@@ -58,6 +58,7 @@ type SelfPlayConfig struct {
 	FullFraction        float64 `yaml:"full_fraction"`         // share of searches that are full (training targets)
 	Gumbel              bool    `yaml:"gumbel"`                // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
 	GumbelConsidered    int     `yaml:"gumbel_considered"`     // Gumbel-top-k: root actions considered
+	GumbelCScale        float64 `yaml:"gumbel_c_scale"`        // Gumbel: weight of the rescaled completed Q in the improved-policy target
 	CPUCT               float64 `yaml:"c_puct"`                // PUCT exploration constant
 	FPUReduction        float64 `yaml:"fpu_reduction"`         // first-play-urgency reduction below the root
 	DirichletAlpha      float64 `yaml:"dirichlet_alpha"`       // root noise concentration (PUCT)
@@ -69,6 +70,7 @@ type SelfPlayConfig struct {
 	ResignConsecutive   int     `yaml:"resign_consecutive"`    // … for this many consecutive own searches
 	ResignCheckFraction float64 `yaml:"resign_check_fraction"` // share of games played out to count false resignations
 	RolloutMix          float64 `yaml:"rollout_mix"`           // leaf value = (1-λ)·network + λ·random rollout (AlphaGo); 0: pure AlphaZero
+	RolloutPlayouts     int     `yaml:"rollout_playouts"`      // random playouts per leaf when rollout_mix > 0 (their mean is the rollout value)
 	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (virtual loss keeps them apart); 1: sequential search
 }
 
@@ -103,10 +105,10 @@ func DefaultConfig() Config {
 		Net: NetConfig{Preset: "tiny", Blocks: -1, OutputInitScale: 1},
 		SelfPlay: SelfPlayConfig{
 			Games: 64, Parallel: 32, BatchSize: 32, Simulations: 64, FastSimulations: 0, FullFraction: 1,
-			Gumbel: true, GumbelConsidered: 16, CPUCT: 1.25, FPUReduction: 0.25,
+			Gumbel: true, GumbelConsidered: 16, GumbelCScale: 0.1, CPUCT: 1.25, FPUReduction: 0.25,
 			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 20, Temperature: 1,
 			TreeReuse: true, ResignThreshold: -1, ResignConsecutive: 3, ResignCheckFraction: 0.1,
-			LeavesInFlight: 8,
+			LeavesInFlight: 8, RolloutPlayouts: 1,
 		},
 		Training: TrainingConfig{
 			StepsPerGeneration: 100, BatchSize: 128, WindowPositions: 50000, MinPositions: 1000, MaxReuse: 8,
@@ -237,6 +239,7 @@ func (c *Config) Validate() error {
 		{"selfplay.temperature_actions", sp.TemperatureActions, 0, 10_000},
 		{"selfplay.resign_consecutive", sp.ResignConsecutive, 1, 1000},
 		{"selfplay.leaves_in_flight", sp.LeavesInFlight, 1, 4096},
+		{"selfplay.rollout_playouts", sp.RolloutPlayouts, 1, 1024},
 		{"training.steps_per_generation", tr.StepsPerGeneration, 0, 10_000_000},
 		{"training.batch_size", tr.BatchSize, 1, 65536},
 		{"training.window_positions", tr.WindowPositions, 1, 100_000_000},
@@ -268,6 +271,7 @@ func (c *Config) Validate() error {
 		{"selfplay.resign_threshold", sp.ResignThreshold, -1, 1},
 		{"selfplay.resign_check_fraction", sp.ResignCheckFraction, 0, 1},
 		{"selfplay.rollout_mix", sp.RolloutMix, 0, 1},
+		{"selfplay.gumbel_c_scale", sp.GumbelCScale, 1e-6, 100},
 		{"evaluation.rollout_mix", ev.RolloutMix, 0, 1},
 		{"evaluation.gate_score", ev.GateScore, 0, 1},
 		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},

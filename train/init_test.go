@@ -62,7 +62,7 @@ func TestWriteInitialScalesOutputLayers(t *testing.T) {
 }
 
 func TestOutputInitScaleRange(t *testing.T) {
-	for _, bad := range []string{"net.output_init_scale=-0.1", "net.output_init_scale=1.5", "training.value_q_mix=2", "selfplay.leaves_in_flight=0"} {
+	for _, bad := range []string{"net.output_init_scale=-0.1", "net.output_init_scale=1.5", "training.value_q_mix=2", "selfplay.leaves_in_flight=0", "selfplay.rollout_playouts=0", "selfplay.gumbel_c_scale=0"} {
 		if _, err := ParseConfig(nil, "test", []string{bad}); err == nil {
 			t.Fatalf("%s accepted", bad)
 		}

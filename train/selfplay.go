@@ -26,6 +26,7 @@ func (c *Config) SelfPlaySettings(generator string) selfplay.Config {
 	sc.DirichletFraction = sp.DirichletFraction
 	sc.Gumbel = sp.Gumbel
 	sc.GumbelConsidered = sp.GumbelConsidered
+	sc.GumbelCScale = sp.GumbelCScale
 	if sp.Gumbel {
 		sc.DirichletFraction = 0 // Gumbel explores by its own noise
 	}
@@ -96,7 +97,7 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	defer b.Close()
 	var leaf mcts.Evaluator = b
 	if c.SelfPlay.RolloutMix > 0 {
-		leaf = &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: 1, Seed: o.Seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
+		leaf = &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: c.SelfPlay.RolloutPlayouts, Seed: o.Seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
 	}
 	var st SelfPlayStats
 	var mu sync.Mutex
