@@ -179,10 +179,16 @@ func Train(ctx context.Context, o Options) error {
 			return err
 		}
 
-		// 3. evaluation: candidate against the best, then against the baselines
-		em, promote, err := evaluatePhase(ctx, o, current, best, g, st.Best)
-		if err != nil {
-			return fmt.Errorf("generation %d evaluation: %w", g, err)
+		// 3. evaluation: candidate against the best, then against the baselines; a candidate that
+		// did not train is the network evaluated before (or the initial one): nothing to learn
+		em, promote := EvalMetrics{Skipped: true}, false
+		if tm.Steps > 0 {
+			em, promote, err = evaluatePhase(ctx, o, current, best, g, st.Best)
+			if err != nil {
+				return fmt.Errorf("generation %d evaluation: %w", g, err)
+			}
+		} else {
+			o.Log.Info("evaluation skipped: no training step ran this generation", "generation", g)
 		}
 		m.Eval = em
 		if promote {

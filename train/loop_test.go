@@ -75,8 +75,10 @@ func checkRun(t *testing.T, dir string) State {
 		if len(ms) < st.Generation {
 			t.Fatalf("%d metrics lines for %d generations", len(ms), st.Generation)
 		}
-		if _, err := ReadResults(dir); err != nil {
-			t.Fatalf("results: %v", err)
+		if _, err := os.Stat(filepath.Join(dir, ResultsFileName)); err == nil {
+			if _, err := ReadResults(dir); err != nil {
+				t.Fatalf("results: %v", err)
+			}
 		}
 	}
 	return st
@@ -117,6 +119,37 @@ func TestTrainRunAndResume(t *testing.T) {
 	rs, _ := ReadResults(dir)
 	if len(rs) != 4 { // per generation: vs best, vs random
 		t.Fatalf("%d results", len(rs))
+	}
+}
+
+// A generation whose window is too small to train does not evaluate: the candidate is the network
+// already evaluated, and the best stays the same.
+func TestTrainSkipsEvaluationWithoutTraining(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cfg := tinyConfig(t, 2)
+	cfg.Training.MinPositions = 1_000_000
+	if err := Train(context.Background(), Options{Dir: dir, Config: cfg, Backend: gonumBackend, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	st := checkRun(t, dir)
+	if st.Generation != 2 || st.Step != 0 || st.Best != ckptPath(0) {
+		t.Fatalf("state %+v, want 2 generations, no steps, best %s", st, ckptPath(0))
+	}
+	ms, err := ReadMetrics(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if !m.Eval.Skipped || m.Eval.Promoted || m.Train.Steps != 0 {
+			t.Fatalf("generation %d: eval %+v, %d steps", m.Generation, m.Eval, m.Train.Steps)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ResultsFileName)); !os.IsNotExist(err) {
+		t.Fatalf("results file: %v, want none", err)
+	}
+	if !strings.Contains(out.String(), "train skipped; evaluation skipped (no training)") {
+		t.Fatalf("summary %q", out.String())
 	}
 }
 

@@ -54,6 +54,9 @@ type EvalMetrics struct {
 	VsBest    float64            `json:"vs_best"` // candidate's score against the previous best
 	Promoted  bool               `json:"promoted"`
 	Baselines map[string]float64 `json:"baselines"` // candidate's score against each baseline
+	// Skipped: no evaluation, because no training step ran (the candidate is the network already
+	// evaluated: the previous candidate, or the initial one).
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 func selfPlayMetrics(s SelfPlayStats) SelfPlayMetrics {
@@ -86,7 +89,11 @@ func (m *Metrics) Summary(total int) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(&b, "; vs best %.2f promoted %v", m.Eval.VsBest, m.Eval.Promoted)
+	if m.Eval.Skipped {
+		b.WriteString("; evaluation skipped (no training)")
+	} else {
+		fmt.Fprintf(&b, "; vs best %.2f promoted %v", m.Eval.VsBest, m.Eval.Promoted)
+	}
 	for _, n := range names {
 		fmt.Fprintf(&b, ", vs %s %.2f", n, m.Eval.Baselines[n])
 	}
