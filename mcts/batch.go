@@ -20,6 +20,7 @@ type Batcher struct {
 	inner    Evaluator
 	maxBatch int
 	wait     time.Duration
+	eager    bool
 
 	queue chan *submission
 	done  chan struct{}
@@ -40,6 +41,10 @@ type BatcherOptions struct {
 	Wait time.Duration
 	// Workers is the number of collectors, each running inner evaluations (0: 1).
 	Workers int
+	// Eager makes a collector take only the leaves already waiting when it starts a batch, never
+	// waiting for more (Wait is ignored): no latency when few searches share the evaluator (an
+	// arena's two or eight games, one engine), batches that grow by themselves under load.
+	Eager bool
 }
 
 type submission struct {
@@ -69,6 +74,7 @@ func NewBatcher(inner Evaluator, opt BatcherOptions) (*Batcher, error) {
 		inner:    inner,
 		maxBatch: opt.MaxBatch,
 		wait:     opt.Wait,
+		eager:    opt.Eager,
 		queue:    make(chan *submission),
 		done:     make(chan struct{}),
 		hist:     make([]int64, opt.MaxBatch+1),
@@ -138,7 +144,17 @@ func (b *Batcher) collect() {
 				return
 			}
 		}
-		if len(reqs) < b.maxBatch {
+		if b.eager {
+		drain:
+			for len(reqs) < b.maxBatch {
+				select {
+				case s := <-b.queue:
+					take(s)
+				default:
+					break drain
+				}
+			}
+		} else if len(reqs) < b.maxBatch {
 			timer.Reset(b.wait)
 		fill:
 			for len(reqs) < b.maxBatch {

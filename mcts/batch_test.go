@@ -82,18 +82,56 @@ func (f *fakeNet) Evaluate(reqs []Request, out []Evaluation) error {
 
 func TestBatcherAnswersEveryCaller(t *testing.T) {
 	for _, workers := range []int{1, 3} {
-		t.Run(fmt.Sprint("workers", workers), func(t *testing.T) { testBatcherAnswers(t, workers) })
+		t.Run(fmt.Sprint("workers", workers), func(t *testing.T) { testBatcherAnswers(t, workers, false) })
+		t.Run(fmt.Sprint("eager workers", workers), func(t *testing.T) { testBatcherAnswers(t, workers, true) })
 	}
 }
 
-func testBatcherAnswers(t *testing.T, workers int) {
+// An eager batcher answers a lone caller at once, however long Wait is.
+func TestBatcherEagerDoesNotWait(t *testing.T) {
+	pool := statePool(t, 10)
+	b, err := NewBatcher(&fakeNet{maxBatch: 64, t: t}, BatcherOptions{MaxBatch: 64, Wait: time.Hour, Eager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	done := make(chan error, 1)
+	go func() {
+		for _, s := range pool {
+			l := s.LegalActions(nil)
+			out := []Evaluation{{Priors: make([]float32, len(l))}}
+			if err := b.Evaluate([]Request{{State: s, Legal: l}}, out); err != nil {
+				done <- err
+				return
+			}
+			if out[0].WDL != signatureWDL(s) {
+				done <- fmt.Errorf("WDL %v, want %v", out[0].WDL, signatureWDL(s))
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("an eager batcher waited for a batch to fill")
+	}
+	if st := b.Stats(); st.Batches != int64(len(pool)) || st.Leaves != int64(len(pool)) {
+		t.Fatalf("%d leaves in %d batches, want %d single-leaf batches", st.Leaves, st.Batches, len(pool))
+	}
+}
+
+func testBatcherAnswers(t *testing.T, workers int, eager bool) {
 	pool := statePool(t, 300)
 	legal := make([][]env.Action, len(pool))
 	for i, s := range pool {
 		legal[i] = s.LegalActions(nil)
 	}
 	inner := &fakeNet{maxBatch: 16, concurrent: int32(workers), t: t}
-	b, err := NewBatcher(inner, BatcherOptions{MaxBatch: 16, Wait: 200 * time.Microsecond, Workers: workers})
+	b, err := NewBatcher(inner, BatcherOptions{MaxBatch: 16, Wait: 200 * time.Microsecond, Workers: workers, Eager: eager})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model/gonum"
@@ -43,7 +42,9 @@ func NewNetPlayers(name string, predict mcts.Net, cfg mcts.Config, maxBatch int,
 		return nil, err
 	}
 	ev := &mcts.NetEvaluator{Net: predict, PolicyLogits: true, WDLLogits: true}
-	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(maxBatch, 1), Wait: time.Millisecond})
+	// eager: a batch takes the leaves waiting when the network is free, so a player that searches
+	// alone (an engine, the one side of an arena whose turn it is) never waits for leaves that will not come
+	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(maxBatch, 1), Eager: true})
 	if err != nil {
 		return nil, err
 	}
