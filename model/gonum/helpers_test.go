@@ -1,8 +1,10 @@
 package gonum
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
@@ -82,7 +84,10 @@ func microConfig() model.Config {
 // included) so that checks do not rely on the special values of a fresh initialisation.
 func perturb(n *Net, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	for name, t := range n.tensors {
+	// in name order: ranging over the map would hand the draws to the tensors in a different order
+	// every run, making every test that perturbs a net nondeterministic
+	for _, name := range slices.Sorted(maps.Keys(n.tensors)) {
+		t := n.tensors[name]
 		for i := range t.Data {
 			switch {
 			case hasSuffix(name, "running_var"):
