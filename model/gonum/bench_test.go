@@ -10,6 +10,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 // Benchmarks for BENCHMARKS.md (model section). Run:
@@ -23,7 +24,7 @@ import (
 func benchPredict(b *testing.B, preset string, batch int) {
 	cfg, _ := model.Preset(preset)
 	net := mustNew(b, cfg, 1)
-	tb := randomBatch(b, 1, batch, true)
+	tb := modeltest.RandomBatch(1, batch, true)
 	logits := make([]float32, batch*env.NumActions)
 	wdl := make([]float32, batch*3)
 	if err := net.Predict(batch, tb.Planes, tb.Mask, logits, wdl); err != nil {
@@ -66,7 +67,7 @@ func benchGemm(b *testing.B, n, par int) {
 func benchTrain(b *testing.B, preset string, batch int) {
 	cfg, _ := model.Preset(preset)
 	net := mustNew(b, cfg, 1)
-	tb := randomBatch(b, 2, batch, true)
+	tb := modeltest.RandomBatch(2, batch, true)
 	if _, err := net.TrainStep(tb); err != nil {
 		b.Fatal(err)
 	}

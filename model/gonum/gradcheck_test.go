@@ -8,6 +8,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 // Per-layer checks: each layer's backward function against central differences of the scalar
@@ -289,7 +290,7 @@ func TestGradNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	perturb(net, 2)
-	b := randomBatch(t, 3, 3, false)
+	b := modeltest.RandomBatch(3, 3, false)
 	opt := net.Optimizer()
 	opt.ValueWeight = 1.5
 	l := net.lossGrad(b, opt, true)
@@ -502,7 +503,7 @@ func TestLossMatchesDefinition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := randomBatch(t, 5, 4, false)
+	b := modeltest.RandomBatch(5, 4, false)
 	opt := net.Optimizer()
 	l := net.lossGrad(b, opt, false)
 	var pol, val float64

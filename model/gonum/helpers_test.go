@@ -5,75 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 )
-
-// randomStates plays n random games from the start for a random number of plies (up to maxPly) and
-// returns non-terminal positions.
-func randomStates(rng *rand.Rand, n, maxPly int) []*env.State {
-	var out []*env.State
-	for len(out) < n {
-		s := env.NewState(env.Standard)
-		plies := rng.IntN(maxPly + 1)
-		for k := 0; k < plies && !s.IsTerminal(); k++ {
-			acts := s.LegalActions(nil)
-			if err := s.ApplyAction(acts[rng.IntN(len(acts))]); err != nil {
-				panic(err)
-			}
-		}
-		if !s.IsTerminal() {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// randomBatch builds a batch from random positions. With oneHot the policy target is one random legal
-// action and the WDL target one random outcome; otherwise both are random distributions.
-func randomBatch(t testing.TB, seed uint64, n int, oneHot bool) *model.Batch {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	b := &model.Batch{
-		N:      n,
-		Planes: make([]float32, n*env.ObservationSize),
-		Mask:   make([]bool, n*env.NumActions),
-		Policy: make([]float32, n*env.NumActions),
-		WDL:    make([]float32, n*model.NumWDL),
-	}
-	for i, s := range randomStates(rng, n, 80) {
-		s.Observation(b.Planes[i*env.ObservationSize : (i+1)*env.ObservationSize])
-		m := b.Mask[i*env.NumActions : (i+1)*env.NumActions]
-		s.LegalMask(m)
-		p := b.Policy[i*env.NumActions : (i+1)*env.NumActions]
-		legal := s.LegalActions(nil)
-		if oneHot {
-			p[legal[rng.IntN(len(legal))]] = 1
-			b.WDL[i*3+rng.IntN(3)] = 1
-			continue
-		}
-		var sum float32
-		for _, a := range legal {
-			p[a] = rng.Float32()
-			sum += p[a]
-		}
-		for _, a := range legal {
-			p[a] /= sum
-		}
-		w := b.WDL[i*3 : i*3+3]
-		var ws float32
-		for k := range w {
-			w[k] = rng.Float32() + 0.1
-			ws += w[k]
-		}
-		for k := range w {
-			w[k] /= ws
-		}
-	}
-	return b
-}
 
 // microConfig is a very small architecture for gradient checks.
 func microConfig() model.Config {

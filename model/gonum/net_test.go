@@ -12,6 +12,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 func mustNew(t testing.TB, cfg model.Config, seed uint64) *Net {
@@ -41,7 +42,7 @@ func TestOverfit(t *testing.T) {
 	if err := net.SetOptimizer(opt); err != nil {
 		t.Fatal(err)
 	}
-	b := randomBatch(t, 11, 16, true)
+	b := modeltest.RandomBatch(11, 16, true)
 	var first, last model.Loss
 	below := -1
 	// 60 steps: it gets below 5% in about 10, the rest lets running statistics converge.
@@ -78,7 +79,7 @@ func TestOverfit(t *testing.T) {
 func TestBatchNormFrozenStatistics(t *testing.T) {
 	net := mustNew(t, tiny(t), 2)
 	perturb(net, 3)
-	b := randomBatch(t, 4, 6, false)
+	b := modeltest.RandomBatch(4, 6, false)
 	net.lossGrad(b, net.Optimizer(), false)
 	for _, l := range net.bnLayers() {
 		for c := range l.rm.Data {
@@ -118,7 +119,7 @@ func TestBatchNormFrozenStatistics(t *testing.T) {
 
 func TestPredictMaskAndShapes(t *testing.T) {
 	net := mustNew(t, tiny(t), 3)
-	b := randomBatch(t, 5, 3, true)
+	b := modeltest.RandomBatch(5, 3, true)
 	logits := make([]float32, 3*env.NumActions)
 	wdl := make([]float32, 9)
 	if err := net.Predict(3, b.Planes, b.Mask, logits, wdl); err != nil {
@@ -160,7 +161,7 @@ func TestPredictMaskAndShapes(t *testing.T) {
 // -race): every prediction must equal one of the states the weights went through.
 func TestConcurrentPredictAndTrain(t *testing.T) {
 	net := mustNew(t, microConfig(), 4)
-	b := randomBatch(t, 6, 4, true)
+	b := modeltest.RandomBatch(6, 4, true)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	errs := make(chan error, 8)
@@ -220,7 +221,7 @@ func TestOptimizerUpdates(t *testing.T) {
 		if err := net.SetOptimizer(opt); err != nil {
 			t.Fatal(err)
 		}
-		b := randomBatch(t, 7, 2, true)
+		b := modeltest.RandomBatch(7, 2, true)
 		// two steps; predict the second from the state after the first
 		if _, err := net.TrainStep(b); err != nil {
 			t.Fatal(err)
@@ -298,7 +299,7 @@ func trainedNet(t testing.TB) *Net {
 	if err := net.SetOptimizer(model.DefaultAdamW()); err != nil {
 		t.Fatal(err)
 	}
-	b := randomBatch(t, 8, 3, true)
+	b := modeltest.RandomBatch(8, 3, true)
 	for i := 0; i < 2; i++ {
 		if _, err := net.TrainStep(b); err != nil {
 			t.Fatal(err)
@@ -338,7 +339,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	b := randomBatch(t, 10, 3, true)
+	b := modeltest.RandomBatch(10, 3, true)
 	l1, err := net.TrainStep(b)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 // onnxScript runs the exported model in onnxruntime on raw little-endian inputs and writes raw
@@ -62,7 +63,7 @@ func TestONNXMatchesOnnxruntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 7
-	b := randomBatch(t, 23, n, true)
+	b := modeltest.RandomBatch(23, n, true)
 	// one row with no legal action: the policy must be all zeros, not NaN
 	clear(b.Mask[(n-1)*env.NumActions:])
 	planes := make([]byte, 0, 4*len(b.Planes))

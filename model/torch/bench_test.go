@@ -7,6 +7,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 func benchPredict(bm *testing.B, preset string, n int) {
@@ -19,7 +20,7 @@ func benchPredict(bm *testing.B, preset string, n int) {
 		bm.Fatal(err)
 	}
 	defer net.Close()
-	b := randomBatch(bm, 1, n)
+	b := modeltest.RandomBatch(1, n, false)
 	pol := make([]float32, n*env.NumActions)
 	wdl := make([]float32, n*model.NumWDL)
 	bm.ResetTimer()
@@ -41,7 +42,7 @@ func benchTrain(bm *testing.B, preset string, n int) {
 		bm.Fatal(err)
 	}
 	defer net.Close()
-	b := randomBatch(bm, 1, n)
+	b := modeltest.RandomBatch(1, n, false)
 	bm.ResetTimer()
 	for i := 0; i < bm.N; i++ {
 		if _, err := net.TrainStep(b); err != nil {

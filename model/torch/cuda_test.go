@@ -10,6 +10,7 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 // CUDA tests skip cleanly where libtorch has no CUDA or no GPU is visible (the CPU wheel set up by
@@ -29,7 +30,7 @@ func TestCUDAPredictMatchesCPU(t *testing.T) {
 		t.Run(preset, func(t *testing.T) {
 			cfg, _ := model.Preset(preset)
 			c := perturbed(t, cfg, 3, model.DefaultSGD())
-			b := randomBatch(t, 5, 64)
+			b := modeltest.RandomBatch(5, 64, false)
 			cp, cw, _ := predict(t, newTorch(t, c, Options{}), b)
 			gpu := newTorch(t, c, Options{Device: "cuda"})
 			if gpu.Device() != "cuda:0" {
@@ -54,7 +55,7 @@ func TestCUDATrainStepMatchesGonum(t *testing.T) {
 			c := perturbed(t, cfg, 11, opt)
 			g := newGonum(t, c)
 			n := newTorch(t, c, Options{Device: "cuda"})
-			b := randomBatch(t, 20, 32)
+			b := modeltest.RandomBatch(20, 32, false)
 			gl, err := g.TrainStep(b)
 			if err != nil {
 				t.Fatal(err)
@@ -87,7 +88,7 @@ func TestCUDATrainStepMatchesGonum(t *testing.T) {
 func TestCUDAMixedPrecision(t *testing.T) {
 	needCUDA(t)
 	c := perturbed(t, tinyConfig(t), 8, model.DefaultSGD())
-	b := randomBatch(t, 8, 64)
+	b := modeltest.RandomBatch(8, 64, false)
 	full := newTorch(t, c, Options{Device: "cuda"})
 	half := newTorch(t, c, Options{Device: "cuda", MixedPrecision: true})
 	fp, fw, _ := predict(t, full, b)
@@ -119,7 +120,7 @@ func TestCUDACheckpoint(t *testing.T) {
 	needCUDA(t)
 	c := perturbed(t, tinyConfig(t), 2, model.DefaultAdamW())
 	n := newTorch(t, c, Options{Device: "cuda:0"})
-	if _, err := n.TrainStep(randomBatch(t, 2, 16)); err != nil {
+	if _, err := n.TrainStep(modeltest.RandomBatch(2, 16, false)); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "cuda.safetensors")
@@ -130,7 +131,7 @@ func TestCUDACheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := randomBatch(t, 3, 16)
+	b := modeltest.RandomBatch(3, 16, false)
 	tp, _, _ := predict(t, n, b)
 	gp, _, _ := predict(t, g, b)
 	if d, _ := maxDiff(tp, gp); d > 5e-3 {
@@ -150,7 +151,7 @@ func TestCUDACheckpoint(t *testing.T) {
 func TestCUDANoTensorLeak(t *testing.T) {
 	needCUDA(t)
 	n := newTorch(t, perturbed(t, tinyConfig(t), 1, model.DefaultSGD()), Options{Device: "cuda"})
-	b := randomBatch(t, 1, 64)
+	b := modeltest.RandomBatch(1, 64, false)
 	pol := make([]float32, b.N*env.NumActions)
 	wdl := make([]float32, b.N*model.NumWDL)
 	run := func(k int) {

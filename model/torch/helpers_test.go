@@ -15,64 +15,6 @@ import (
 	"github.com/yinsh-zero/yinsh/model/gonum"
 )
 
-// randomStates plays random games from the start for up to maxPly plies and returns n non-terminal
-// positions.
-func randomStates(rng *rand.Rand, n, maxPly int) []*env.State {
-	var out []*env.State
-	for len(out) < n {
-		s := env.NewState(env.Standard)
-		plies := rng.IntN(maxPly + 1)
-		for k := 0; k < plies && !s.IsTerminal(); k++ {
-			acts := s.LegalActions(nil)
-			if err := s.ApplyAction(acts[rng.IntN(len(acts))]); err != nil {
-				panic(err)
-			}
-		}
-		if !s.IsTerminal() {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// randomBatch builds a training batch of n random positions with random target distributions over
-// the legal actions and the three outcomes.
-func randomBatch(t testing.TB, seed uint64, n int) *model.Batch {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	b := &model.Batch{
-		N:      n,
-		Planes: make([]float32, n*env.ObservationSize),
-		Mask:   make([]bool, n*env.NumActions),
-		Policy: make([]float32, n*env.NumActions),
-		WDL:    make([]float32, n*model.NumWDL),
-	}
-	for i, s := range randomStates(rng, n, 80) {
-		s.Observation(b.Planes[i*env.ObservationSize : (i+1)*env.ObservationSize])
-		s.LegalMask(b.Mask[i*env.NumActions : (i+1)*env.NumActions])
-		p := b.Policy[i*env.NumActions : (i+1)*env.NumActions]
-		legal := s.LegalActions(nil)
-		var sum float32
-		for _, a := range legal {
-			p[a] = rng.Float32()
-			sum += p[a]
-		}
-		for _, a := range legal {
-			p[a] /= sum
-		}
-		w := b.WDL[i*3 : i*3+3]
-		var ws float32
-		for k := range w {
-			w[k] = rng.Float32() + 0.1
-			ws += w[k]
-		}
-		for k := range w {
-			w[k] /= ws
-		}
-	}
-	return b
-}
-
 // perturbed returns a checkpoint of a fresh gonum net with every tensor randomised a little
 // (batch-norm γ, β and running statistics included), so that comparisons do not rely on the special
 // values of a fresh initialisation.

@@ -17,6 +17,7 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
 func init() {
@@ -57,7 +58,7 @@ func TestPredictMatchesGonum(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := perturbed(t, cfg, 3, model.DefaultSGD())
-			b := randomBatch(t, 5, 24)
+			b := modeltest.RandomBatch(5, 24, false)
 			gp, gw, gl := predict(t, newGonum(t, c), b)
 			tp, tw, tl := predict(t, newTorch(t, c, Options{}), b)
 			gwp, twp := append([]float32(nil), gw...), append([]float32(nil), tw...)
@@ -112,7 +113,7 @@ func TestTrainStepMatchesGonum(t *testing.T) {
 				if n.LearningRate() != g.LearningRate() {
 					t.Fatalf("step %d: learning rate torch %g, gonum %g", step, n.LearningRate(), g.LearningRate())
 				}
-				b := randomBatch(t, uint64(20+step), 16)
+				b := modeltest.RandomBatch(uint64(20+step), 16, false)
 				gl, err := g.TrainStep(b)
 				if err != nil {
 					t.Fatal(err)
@@ -170,7 +171,7 @@ func TestTrainStepMatchesGonum(t *testing.T) {
 func TestEvalLossMatchesGonum(t *testing.T) {
 	cfg := tinyConfig(t)
 	c := perturbed(t, cfg, 4, model.DefaultSGD())
-	b := randomBatch(t, 9, 12)
+	b := modeltest.RandomBatch(9, 12, false)
 	gl, err := newGonum(t, c).EvalLoss(b)
 	if err != nil {
 		t.Fatal(err)
@@ -192,12 +193,12 @@ func TestEvalLossMatchesGonum(t *testing.T) {
 func TestCheckpointAcrossBackends(t *testing.T) {
 	cfg := tinyConfig(t)
 	dir := t.TempDir()
-	b := randomBatch(t, 1, 8)
+	b := modeltest.RandomBatch(1, 8, false)
 	for _, opt := range []model.OptimizerConfig{model.DefaultSGD(), model.DefaultAdamW()} {
 		t.Run(opt.Kind, func(t *testing.T) {
 			// torch → file → gonum: train a step first so that optimiser state and statistics are set.
 			n := newTorch(t, perturbed(t, cfg, 2, opt), Options{})
-			if _, err := n.TrainStep(randomBatch(t, 2, 8)); err != nil {
+			if _, err := n.TrainStep(modeltest.RandomBatch(2, 8, false)); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, "torch-"+opt.Kind+".safetensors")
@@ -229,7 +230,7 @@ func TestCheckpointAcrossBackends(t *testing.T) {
 			}
 
 			// gonum → file → torch: train gonum a step, save, load in torch.
-			if _, err := g.TrainStep(randomBatch(t, 3, 8)); err != nil {
+			if _, err := g.TrainStep(modeltest.RandomBatch(3, 8, false)); err != nil {
 				t.Fatal(err)
 			}
 			path2 := filepath.Join(dir, "gonum-"+opt.Kind+".safetensors")
@@ -282,7 +283,7 @@ func TestRejectsInferenceFile(t *testing.T) {
 // TestSetOptimizer: same kind keeps the state, another kind resets it.
 func TestSetOptimizer(t *testing.T) {
 	n := newTorch(t, perturbed(t, tinyConfig(t), 1, model.DefaultSGD()), Options{})
-	if _, err := n.TrainStep(randomBatch(t, 1, 4)); err != nil {
+	if _, err := n.TrainStep(modeltest.RandomBatch(1, 4, false)); err != nil {
 		t.Fatal(err)
 	}
 	nonzero := func(kind string) bool {
@@ -325,7 +326,7 @@ func TestSetOptimizer(t *testing.T) {
 // must be finite and, once training stops, equal to a fresh net's on the same checkpoint.
 func TestPredictDuringTraining(t *testing.T) {
 	n := newTorch(t, perturbed(t, tinyConfig(t), 5, model.DefaultSGD()), Options{})
-	b := randomBatch(t, 6, 8)
+	b := modeltest.RandomBatch(6, 8, false)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	errs := make(chan error, 8)
@@ -355,7 +356,7 @@ func TestPredictDuringTraining(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 5; i++ {
-		if _, err := n.TrainStep(randomBatch(t, uint64(30+i), 8)); err != nil {
+		if _, err := n.TrainStep(modeltest.RandomBatch(uint64(30+i), 8, false)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -382,7 +383,7 @@ func TestPredictDuringTraining(t *testing.T) {
 // TestMixedPrecision runs the bfloat16 path (meant for CUDA; on the CPU it checks the code path).
 func TestMixedPrecision(t *testing.T) {
 	c := perturbed(t, tinyConfig(t), 8, model.DefaultSGD())
-	b := randomBatch(t, 8, 8)
+	b := modeltest.RandomBatch(8, 8, false)
 	full := newTorch(t, c, Options{})
 	half := newTorch(t, c, Options{MixedPrecision: true})
 	fp, fw, _ := predict(t, full, b)
@@ -421,7 +422,7 @@ func TestNoTensorLeak(t *testing.T) {
 	// One intra-op thread: the test is about memory, and a 2-core CI machine shared with other jobs
 	// makes two OpenMP threads wait on each other for most of the run.
 	n := newTorch(t, perturbed(t, tinyConfig(t), 1, model.DefaultSGD()), Options{Threads: 1})
-	b := randomBatch(t, 1, 16)
+	b := modeltest.RandomBatch(1, 16, false)
 	pol := make([]float32, b.N*env.NumActions)
 	wdl := make([]float32, b.N*model.NumWDL)
 	predict := func(k int) {
@@ -505,7 +506,7 @@ func TestErrors(t *testing.T) {
 		t.Error("New accepted cuda:99")
 	}
 	n.Close()
-	b := randomBatch(t, 1, 1)
+	b := modeltest.RandomBatch(1, 1, false)
 	if err := n.Predict(1, b.Planes, nil, make([]float32, env.NumActions), make([]float32, 3)); err == nil {
 		t.Error("Predict on a closed net succeeded")
 	}
