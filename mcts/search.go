@@ -52,6 +52,13 @@ type Config struct {
 	// it as a training target) and fast otherwise (budget FastSimulations, no noise).
 	FullFraction    float64
 	FastSimulations int
+
+	// ShuffleChildren orders a node's children at random (from the search's rng) when it is
+	// expanded, instead of by action id. Selection and the final choice break ties by child order, so
+	// with equal priors (pure MCTS) the action numbering would otherwise decide which unvisited child
+	// goes first and which equally visited one is played: a move-generation-order bias. OpenSpiel's
+	// MCTSBot shuffles for the same reason.
+	ShuffleChildren bool
 }
 
 // DefaultConfig returns a configuration for analysis: 800 simulations, no noise, greedy choice.
@@ -133,8 +140,9 @@ type Tree struct {
 	leaves     []leaf
 	reqs       []Request
 	outs       []Evaluation
-	cleanPrior []prior16 // root priors without noise
-	started    int       // simulations started in the current search
+	cleanPrior []prior16  // root priors without noise
+	started    int        // simulations started in the current search
+	rng        *rand.Rand // the current search's, for ShuffleChildren
 	gumbel     gumbelRoot
 	scratch    []float32
 	scratch2   []float32
@@ -272,6 +280,8 @@ func (t *Tree) Search(rng *rand.Rand) (*Result, error) {
 		return nil, errors.New("mcts: search: the root state is terminal")
 	}
 	cfg := &t.cfg
+	t.rng = rng
+	defer func() { t.rng = nil }()
 	budget, full := cfg.Simulations, true
 	if cfg.playoutCap() {
 		full = rng.Float64() < cfg.FullFraction
@@ -382,6 +392,12 @@ func (t *Tree) evaluate(ls []leaf) error {
 			return fmt.Errorf("mcts: evaluate: WDL %v for %s is not a probability distribution", w, l.state.Text())
 		}
 		v := w[0] - w[2]
+		if t.cfg.ShuffleChildren && t.rng != nil {
+			t.rng.Shuffle(len(l.legal), func(i, j int) {
+				l.legal[i], l.legal[j] = l.legal[j], l.legal[i]
+				l.priors[i], l.priors[j] = l.priors[j], l.priors[i]
+			})
+		}
 		t.a.expand(l.id, l.legal, l.priors, v)
 		t.a.backup(l.id, v, w[1])
 	}

@@ -388,10 +388,19 @@ func checkTree(t *testing.T, a *arena, root *env.State) {
 		if len(legal) != int(n.numEdges) {
 			t.Fatalf("node %d: %d edges, %d legal actions", id, n.numEdges, len(legal))
 		}
-		for i, e := range a.edges[n.edges : n.edges+int32(n.numEdges)] {
-			if env.Action(e.action) != legal[i] {
-				t.Fatalf("node %d edge %d: action %s, legal %s", id, i, env.Action(e.action), legal[i])
+		// the edges are the legal actions, in order unless ShuffleChildren permuted them
+		edges := a.edges[n.edges : n.edges+int32(n.numEdges)]
+		acts := make([]env.Action, len(edges))
+		for i, e := range edges {
+			acts[i] = env.Action(e.action)
+		}
+		sorted := slices.Sorted(slices.Values(acts))
+		for i := range legal {
+			if sorted[i] != legal[i] {
+				t.Fatalf("node %d: edge actions %v are not the legal actions %v", id, acts, legal)
 			}
+		}
+		for i, e := range edges {
 			if e.child == unvisited {
 				continue
 			}
@@ -400,7 +409,7 @@ func checkTree(t *testing.T, a *arena, root *env.State) {
 			}
 			sum += a.nodes[e.child].visits
 			c := s
-			if err := c.ApplyAction(legal[i]); err != nil {
+			if err := c.ApplyAction(acts[i]); err != nil {
 				t.Fatal(err)
 			}
 			walk(e.child, c)
@@ -722,6 +731,36 @@ func TestPUCTSelection(t *testing.T) {
 		got := int(tr.puctChild(1))
 		if got != best && math.Abs(scores[got]-bestScore) > 1e-4 {
 			t.Fatalf("trial %d: chose edge %d (score %v), want %d (score %v)", trial, got, scores[got], best, bestScore)
+		}
+	}
+}
+
+// With equal priors and equal values every child ties: without ShuffleChildren the search always
+// plays the lowest action id (move-generation order decides); with it the choice is spread over the
+// legal actions, and the tree is still a valid tree.
+func TestShuffleChildrenBreaksTiesAtRandom(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.LeavesInFlight, cfg.DirichletFraction = 16, 1, 0
+	s := env.NewState(env.Blitz)
+	legal := s.LegalActions(nil)
+	for _, shuffle := range []bool{false, true} {
+		cfg.ShuffleChildren = shuffle
+		chosen := map[env.Action]int{}
+		for seed := uint64(0); seed < 40; seed++ {
+			tr := newTree(t, cfg, Uniform{})
+			tr.Reset(s)
+			res, err := tr.Search(seeded(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTree(t, &tr.a, tr.Root())
+			chosen[res.Action]++
+		}
+		if !shuffle && (len(chosen) != 1 || chosen[legal[0]] != 40) {
+			t.Fatalf("without shuffling: chose %v, want always %s", chosen, legal[0])
+		}
+		if shuffle && len(chosen) < 20 {
+			t.Fatalf("with shuffling: only %d different actions in 40 searches: %v", len(chosen), chosen)
 		}
 	}
 }
