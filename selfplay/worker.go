@@ -65,6 +65,9 @@ type Game struct {
 	Resigned int
 	// WouldResign is the colour that would have resigned in a resignation-check game (-1 if none).
 	WouldResign int
+	// Opponent names the player of OpponentColor in a game against an opponent ("" in self-play).
+	Opponent      string
+	OpponentColor env.Color
 }
 
 // Stats summarises a self-play run.
@@ -88,6 +91,11 @@ type RunOptions struct {
 	// Progress, if set, is called after every search with the number of searches so far (from many
 	// goroutines; must be cheap and safe for concurrent use).
 	Progress func(searches int64)
+	// Opponent, if set, may give game number i an opponent: a player that makes every action of
+	// colour c instead of the search (nil player: a self-play game). Its actions are recorded without
+	// a policy target (Full false) and it never resigns; the searching side's are as in self-play.
+	// Called from many goroutines.
+	Opponent func(i int) (p Player, c env.Color, err error)
 }
 
 // Run plays opts.Games self-play games, opts.Parallel at a time, every search going through ev
@@ -131,7 +139,18 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 				i := next
 				next++
 				mu.Unlock()
-				g, sims, err := playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, &searches, opts.Progress)
+				var (
+					opp      Player
+					oppColor env.Color
+				)
+				if opts.Opponent != nil {
+					opp, oppColor, err = opts.Opponent(opts.FirstIndex + i)
+				}
+				var g Game
+				var sims int
+				if err == nil {
+					g, sims, err = playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, opponent{opp, oppColor}, &searches, opts.Progress)
+				}
 				mu.Lock()
 				if err == nil && opts.OnGame != nil {
 					err = opts.OnGame(g)
@@ -178,8 +197,15 @@ func GameSeed(seed uint64, i int) uint64 {
 	return seed*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9 + 1
 }
 
-// playSelfplayGame plays game i with the given tree; it returns the game and its simulation count.
-func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, runSeed uint64, searches *atomic.Int64, progress func(int64)) (Game, int, error) {
+// opponent is a game's non-searching player (p nil: none).
+type opponent struct {
+	p     Player
+	color env.Color
+}
+
+// playSelfplayGame plays game i with the given tree (and opponent, if any); it returns the game and
+// its simulation count.
+func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, runSeed uint64, opp opponent, searches *atomic.Int64, progress func(int64)) (Game, int, error) {
 	seed := GameSeed(runSeed, i)
 	rng := rand.New(rand.NewPCG(seed, 0x53454c46))
 	g := Game{Index: i, Seed: seed, Variant: cfg.Variant, Generator: cfg.Generator, Resigned: -1, WouldResign: -1}
@@ -188,6 +214,10 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 	var low [2]int
 	s := env.NewState(cfg.Variant)
 	tree.Reset(s)
+	if opp.p != nil {
+		opp.p.NewGame()
+		g.Opponent, g.OpponentColor = opp.p.Name(), opp.color
+	}
 	sims := 0
 	scfg := cfg.Search
 	for !s.IsTerminal() {
@@ -196,6 +226,29 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 		}
 		if len(g.Actions) >= MaxGameActions {
 			return g, sims, fmt.Errorf("game exceeded %d actions", MaxGameActions)
+		}
+		if opp.p != nil && s.CurrentPlayer() == opp.color {
+			d, err := opp.p.Decide(s)
+			if err != nil {
+				return g, sims, fmt.Errorf("opponent %s: %w", opp.p.Name(), err)
+			}
+			pos := Position{WDL: [3]float32{0.5, 0, 0.5}}
+			if d.HasValue {
+				pos.WDL = d.WDL
+			}
+			if err := s.ApplyAction(d.Action); err != nil {
+				return g, sims, fmt.Errorf("opponent %s: %w", opp.p.Name(), err)
+			}
+			g.Actions = append(g.Actions, d.Action)
+			g.Positions = append(g.Positions, pos)
+			if cfg.TreeReuse {
+				if err := tree.Advance(d.Action); err != nil {
+					return g, sims, err
+				}
+			} else {
+				tree.Reset(s)
+			}
+			continue
 		}
 		want := 0.0
 		if len(g.Actions) < cfg.TemperatureActions {

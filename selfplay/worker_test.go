@@ -176,3 +176,70 @@ func TestRolloutPlayerBeatsRandom(t *testing.T) {
 		t.Fatalf("rollout:64 scores %.2f against random", res.Score())
 	}
 }
+
+// colourChecker is a random player that fails the test if asked to move for the other colour.
+type colourChecker struct {
+	*Random
+	t     *testing.T
+	color env.Color
+	moves int
+}
+
+func (c *colourChecker) Decide(s *env.State) (Decision, error) {
+	if s.CurrentPlayer() != c.color {
+		c.t.Errorf("opponent of colour %v asked to move for %v", c.color, s.CurrentPlayer())
+	}
+	c.moves++
+	return c.Random.Decide(s)
+}
+
+func TestSelfplayAgainstOpponents(t *testing.T) {
+	var mu sync.Mutex
+	games := map[int]Game{}
+	opps := map[int]*colourChecker{}
+	opponent := func(i int) (Player, env.Color, error) {
+		if i%3 == 2 {
+			return nil, 0, nil // self-play
+		}
+		c := &colourChecker{Random: NewRandom(uint64(i)), t: t, color: env.Color(i % 2)}
+		mu.Lock()
+		opps[i] = c
+		mu.Unlock()
+		return c, c.color, nil
+	}
+	_, err := Run(context.Background(), testConfig(8), mcts.Uniform{}, RunOptions{Games: 6, Parallel: 3, Seed: 3, Opponent: opponent,
+		OnGame: func(g Game) error {
+			mu.Lock()
+			games[g.Index] = g
+			mu.Unlock()
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		g := games[i]
+		replayGame(t, g)
+		opp := opps[i]
+		if (opp == nil) != (g.Opponent == "") {
+			t.Fatalf("game %d: opponent %q recorded, player %v", i, g.Opponent, opp)
+		}
+		s := env.NewState(g.Variant)
+		oppMoves := 0
+		for k, a := range g.Actions {
+			byOpp := opp != nil && s.CurrentPlayer() == opp.color
+			if byOpp {
+				oppMoves++
+			}
+			if p := g.Positions[k]; p.Full == byOpp || (len(p.Policy) > 0) == byOpp {
+				t.Fatalf("game %d ply %d: by opponent %v, full %v, %d policy entries", i, k+1, byOpp, p.Full, len(p.Policy))
+			}
+			if err := s.ApplyAction(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if opp != nil && (opp.moves != oppMoves || oppMoves == 0 || g.OpponentColor != opp.color) {
+			t.Fatalf("game %d: opponent %v made %d decisions, %d actions recorded", i, g.OpponentColor, opp.moves, oppMoves)
+		}
+	}
+}

@@ -72,6 +72,10 @@ type SelfPlayConfig struct {
 	RolloutMix          float64 `yaml:"rollout_mix"`           // leaf value = (1-λ)·network + λ·random rollout (AlphaGo); 0: pure AlphaZero
 	RolloutPlayouts     int     `yaml:"rollout_playouts"`      // random playouts per leaf when rollout_mix > 0 (their mean is the rollout value)
 	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (virtual loss keeps them apart); 1: sequential search
+	// Opponents (random, heuristic, rollout:N) play one colour of a share OpponentFraction of the
+	// games instead of the network's search, taking turns; their actions are not policy targets.
+	Opponents        []string `yaml:"opponents"`
+	OpponentFraction float64  `yaml:"opponent_fraction"`
 }
 
 // TrainingConfig is the training phase of a generation.
@@ -272,6 +276,7 @@ func (c *Config) Validate() error {
 		{"selfplay.resign_check_fraction", sp.ResignCheckFraction, 0, 1},
 		{"selfplay.rollout_mix", sp.RolloutMix, 0, 1},
 		{"selfplay.gumbel_c_scale", sp.GumbelCScale, 1e-6, 100},
+		{"selfplay.opponent_fraction", sp.OpponentFraction, 0, 1},
 		{"evaluation.rollout_mix", ev.RolloutMix, 0, 1},
 		{"evaluation.gate_score", ev.GateScore, 0, 1},
 		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},
@@ -290,18 +295,35 @@ func (c *Config) Validate() error {
 		return bad("evaluation.gate", ev.Gate, "none, score or sprt")
 	}
 	for i, b := range ev.Baselines {
-		if b != "random" && b != "heuristic" && !strings.HasPrefix(b, "rollout:") {
-			return bad(fmt.Sprintf("evaluation.baselines[%d]", i), b, "random, heuristic or rollout:N")
+		if err := checkBaseline(b); err != nil {
+			return bad(fmt.Sprintf("evaluation.baselines[%d]", i), b, err.Error())
 		}
-		if n, err := strconv.Atoi(strings.TrimPrefix(b, "rollout:")); strings.HasPrefix(b, "rollout:") && (err != nil || n < 1) {
-			return bad(fmt.Sprintf("evaluation.baselines[%d]", i), b, "rollout:N with N ≥ 1")
+	}
+	for i, b := range sp.Opponents {
+		if err := checkBaseline(b); err != nil {
+			return bad(fmt.Sprintf("selfplay.opponents[%d]", i), b, err.Error())
 		}
+	}
+	if sp.OpponentFraction > 0 && len(sp.Opponents) == 0 {
+		return bad("selfplay.opponents", "[]", "at least one player when selfplay.opponent_fraction > 0")
 	}
 	if _, err := c.Architecture(); err != nil {
 		return err
 	}
 	if err := tr.Optimizer.Validate(); err != nil {
 		return fmt.Errorf("training.optimizer: %w", err)
+	}
+	return nil
+}
+
+// checkBaseline accepts the baseline players random, heuristic and rollout:N; its error says what is
+// wanted.
+func checkBaseline(b string) error {
+	if b != "random" && b != "heuristic" && !strings.HasPrefix(b, "rollout:") {
+		return errors.New("random, heuristic or rollout:N")
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(b, "rollout:")); strings.HasPrefix(b, "rollout:") && (err != nil || n < 1) {
+		return errors.New("rollout:N with N ≥ 1")
 	}
 	return nil
 }

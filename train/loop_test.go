@@ -205,3 +205,61 @@ func TestTrainChild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestOpponentAssignment(t *testing.T) {
+	cfg := tinyConfig(t, 1)
+	if f, err := cfg.opponents(1); f != nil || err != nil {
+		t.Fatalf("no opponents configured: %v, %v", f != nil, err)
+	}
+	cfg.SelfPlay.Opponents = []string{"random", "rollout:4"}
+	cfg.SelfPlay.OpponentFraction = 0.25
+	f, err := cfg.opponents(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	count := map[string]int{}
+	colours := [2]int{}
+	for i := 0; i < n; i++ {
+		p, c, err := f(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil {
+			continue
+		}
+		count[p.Name()]++
+		colours[c]++
+		if q, c2, _ := f(i); q == nil || q.Name() != p.Name() || c2 != c {
+			t.Fatalf("game %d: opponent not a function of the game number", i)
+		}
+	}
+	total := count["random"] + count["rollout:4"]
+	// 4000 games at 0.25: 1000 expected, sd ≈ 27
+	if total < 900 || total > 1100 || count["random"] < total/3 || count["rollout:4"] < total/3 || colours[0] < total/3 || colours[1] < total/3 {
+		t.Fatalf("opponents %v, colours %v of %d games", count, colours, n)
+	}
+}
+
+func TestTrainWithOpponents(t *testing.T) {
+	cfg := tinyConfig(t, 1)
+	cfg.SelfPlay.Opponents = []string{"random"}
+	cfg.SelfPlay.OpponentFraction = 0.5
+	cfg.SelfPlay.Games = 8
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := Train(context.Background(), Options{Config: cfg, Dir: dir, Backend: gonumBackend, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := ReadMetrics(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := ms[0].SelfPlay
+	if sp.OpponentGames == 0 || sp.OpponentGames == sp.Games || sp.Targets >= sp.Positions {
+		t.Fatalf("self-play metrics %+v: want some (not all) games against the opponent, its actions not targets", sp)
+	}
+	if !strings.Contains(out.String(), "vs opponents scoring") {
+		t.Fatalf("summary %q does not report the opponent games", out.String())
+	}
+}

@@ -35,6 +35,10 @@ type SelfPlayMetrics struct {
 	FalseResigns int     `json:"false_resigns"`
 	ResignChecks int     `json:"resign_checks"`
 	Seconds      float64 `json:"seconds"`
+	// OpponentGames were played against selfplay.opponents, the network scoring OpponentScore
+	// (share of points) in them.
+	OpponentGames int     `json:"opponent_games,omitempty"`
+	OpponentScore float64 `json:"opponent_score,omitempty"`
 }
 
 // TrainMetrics summarises a generation's training.
@@ -70,6 +74,9 @@ func selfPlayMetrics(s SelfPlayStats) SelfPlayMetrics {
 		m.GamesPerHour = s.GamesPerHour()
 		m.EvalsPerSec = float64(s.Evaluations) / s.Elapsed.Seconds()
 	}
+	if s.OpponentGames > 0 {
+		m.OpponentGames, m.OpponentScore = s.OpponentGames, s.OpponentScore/float64(s.OpponentGames)
+	}
 	return m
 }
 
@@ -78,6 +85,9 @@ func (m *Metrics) Summary(total int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gen %d/%d: self-play %d games (%.0f/h, %.1f actions, w/b/d %.2f/%.2f/%.2f)",
 		m.Generation, total, m.SelfPlay.Games, m.SelfPlay.GamesPerHour, m.SelfPlay.MeanLength, m.SelfPlay.White, m.SelfPlay.Black, m.SelfPlay.Draw)
+	if m.SelfPlay.OpponentGames > 0 {
+		fmt.Fprintf(&b, ", %d vs opponents scoring %.2f", m.SelfPlay.OpponentGames, m.SelfPlay.OpponentScore)
+	}
 	if m.Train.Steps > 0 {
 		fmt.Fprintf(&b, "; train %d steps loss %.3f (policy %.3f, value %.3f) %.0f samples/s",
 			m.Train.Steps, m.Train.LossTotal, m.Train.LossPolicy, m.Train.LossValue, m.Train.SamplesPerSec)

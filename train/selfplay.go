@@ -80,6 +80,10 @@ type SelfPlayStats struct {
 	Evaluations               int64   // network positions evaluated
 	MeanBatch                 float64 // mean batch size of network calls
 	FalseResigns, Checked     int
+	// OpponentGames were played against selfplay.opponents; OpponentScore is the network's points
+	// in them (win 1, draw ½).
+	OpponentGames int
+	OpponentScore float64
 }
 
 // GamesPerHour returns the self-play rate.
@@ -105,9 +109,14 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	if o.Progress != nil {
 		bar = progress.New(o.Progress, o.Games, "self-play", 15*time.Second)
 	}
+	opponent, err := c.opponents(o.Seed)
+	if err != nil {
+		return SelfPlayStats{}, err
+	}
 	start := time.Now()
 	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), leaf, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame,
+		Opponent: opponent,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
 			if err := o.Writer.Append(rec); err != nil {
@@ -123,6 +132,15 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 			st.Positions += len(g.Actions)
 			st.Targets += rec.TrainingTargets()
 			st.Results[g.Outcome]++
+			if g.Opponent != "" {
+				st.OpponentGames++
+				switch g.Outcome {
+				case env.Draw:
+					st.OpponentScore += 0.5
+				case winnerOf(g.OpponentColor.Other()):
+					st.OpponentScore++
+				}
+			}
 			bs := b.Stats()
 			el := time.Since(start).Seconds()
 			mu.Unlock()
@@ -137,6 +155,53 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	bs := b.Stats()
 	st.Evaluations, st.MeanBatch = bs.Leaves, bs.Mean()
 	return st, err
+}
+
+// opponents returns the RunOptions.Opponent of the config: game i (numbered over the whole run) is
+// played against an opponent when a hash of (seed, i) falls below selfplay.opponent_fraction; the
+// opponents take turns and alternate colours. Nil when there are none.
+func (c *Config) opponents(seed uint64) (func(int) (selfplay.Player, env.Color, error), error) {
+	sp := &c.SelfPlay
+	if sp.OpponentFraction <= 0 || len(sp.Opponents) == 0 {
+		return nil, nil
+	}
+	fs := make([]selfplay.PlayerFactory, len(sp.Opponents))
+	for k, spec := range sp.Opponents {
+		f, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Variant: c.VariantValue()})
+		if err != nil {
+			return nil, fmt.Errorf("selfplay.opponents[%d]: %w", k, err)
+		}
+		fs[k] = f
+	}
+	return func(i int) (selfplay.Player, env.Color, error) {
+		h := mix64(selfplay.GameSeed(seed^0x6f70706f6e656e74, i)) // "opponent": independent of the game's seed
+		if float64(h>>11)/(1<<53) >= sp.OpponentFraction {
+			return nil, 0, nil
+		}
+		k := int(h % uint64(len(fs)))
+		p, err := fs[k](selfplay.GameSeed(seed, i))
+		c := env.White
+		if (h>>8)&1 == 1 {
+			c = env.Black
+		}
+		return p, c, err
+	}, nil
+}
+
+// mix64 is splitmix64's finaliser: every output bit depends on every input bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func winnerOf(c env.Color) env.Outcome {
+	if c == env.White {
+		return env.WhiteWins
+	}
+	return env.BlackWins
 }
 
 // outcomeShares returns white, black and draw shares.
