@@ -1,11 +1,12 @@
 // Command placement measures how the prior that breaks ties between unvisited children changes a
-// pure-rollout MCTS player, and how a checkpoint's search fares with other leaf-value mixes, against
-// the rollout:N baseline (BENCHMARKS.md, "Why a near-uniform network loses to rollout:200").
+// pure-rollout MCTS player, and how a checkpoint's search fares with other priors and leaf-value
+// mixes, against the rollout:N baseline (BENCHMARKS.md, "The baseline's move-order bias").
 //
 // Player A searches like rollout:N (LeavesInFlight 1, no noise, greedy) with leaves valued by
-// one random rollout and priors from -prior:
+// one random rollout, but with its children in action-id order, and priors from -prior:
 //
-//	uniform        every prior equal: ties go to the lowest action id, like the baseline
+//	uniform        every prior equal: ties go to the lowest action id, like rollout:N before it
+//	               shuffled its children (so its rings cluster in the a1 corner)
 //	reverse        priors rising with the action id: ties go to the highest
 //	noise-state    uniform × (1 + 0.1·u), u drawn per (state, action)
 //	noise-action   uniform × (1 + 0.1·u), u drawn per action id (the same order in every state)
@@ -16,10 +17,12 @@
 //	cluster-opp    … to the nearest opponent ring
 //	centre, edge   placements ∝ exp(-distance to / from the centre)
 //
-// With -checkpoint, A is instead that network's search with leaf value (1-λ)·network + λ·rollout.
+// With -checkpoint, A is instead that network's search with leaf value (1-λ)·network + λ·rollout;
+// -policy-temp, -cpuct, -fpu and -place-uniform (uniform priors on ring placements) vary it.
+// -ordered-baseline makes B the old rollout:N, its children in action-id order.
 //
 //	go run ./scripts/experiments/placement -prior noise-place -games 300
-//	go run ./scripts/experiments/placement -checkpoint run/checkpoints/gen-0014.ckpt -lambda 0.5 -games 100
+//	go run ./scripts/experiments/placement -checkpoint run/checkpoints/gen-0030.ckpt -lambda 0.5 -ordered-baseline -games 100
 package main
 
 import (
@@ -32,6 +35,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -42,18 +46,58 @@ func main() {
 	ckpt := flag.String("checkpoint", "", "play this checkpoint's search instead of a prior variant")
 	lambda := flag.Float64("lambda", 0.5, "with -checkpoint: leaf value (1-λ)·network + λ·rollout")
 	gumbel := flag.Bool("gumbel", false, "with -checkpoint: Gumbel root search")
+	temp := flag.Float64("policy-temp", 1, "with -checkpoint: priors ∝ p^(1/T)")
+	cpuct := flag.Float64("cpuct", 1.25, "with -checkpoint: PUCT exploration constant")
+	fpu := flag.Float64("fpu", 0.25, "with -checkpoint: first-play-urgency reduction")
+	ordered := flag.Bool("ordered-baseline", false, "B is rollout:N with its children in action-id order (as before it shuffled them)")
+	placeUniform := flag.Bool("place-uniform", false, "with -checkpoint: uniform priors on ring placements (ties to the lowest id, like the baseline)")
 	seed := flag.Uint64("seed", 1, "match seed")
 	flag.Parse()
-	if err := run(*games, *sims, *prior, *ckpt, *lambda, *gumbel, *seed); err != nil {
+	if err := run(*games, *sims, *prior, *ckpt, *lambda, *gumbel, *placeUniform, *ordered, *temp, *cpuct, *fpu, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "placement:", err)
 		os.Exit(1)
 	}
 }
 
-func run(games, sims int, prior, ckpt string, lambda float64, gumbel bool, seed uint64) error {
+func run(games, sims int, prior, ckpt string, lambda float64, gumbel, placeUniform, ordered bool, temp, cpuct, fpu float64, seed uint64) error {
 	var a selfplay.PlayerFactory
 	name := "prior " + prior
-	if ckpt != "" {
+	if ckpt != "" && (placeUniform || temp != 1 || cpuct != 1.25 || fpu != 0.25) {
+		net, err := gonum.Load(ckpt)
+		if err != nil {
+			return err
+		}
+		ne := &mcts.NetEvaluator{Net: net.Predict, PolicyLogits: true, WDLLogits: true}
+		uni := mcts.EvaluatorFunc(func(reqs []mcts.Request, out []mcts.Evaluation) error {
+			if err := ne.Evaluate(reqs, out); err != nil {
+				return err
+			}
+			for i, q := range reqs {
+				if temp != 1 {
+					var sum float32
+					for j, p := range out[i].Priors {
+						out[i].Priors[j] = float32(math.Pow(float64(p), 1/temp))
+						sum += out[i].Priors[j]
+					}
+					for j := range out[i].Priors {
+						out[i].Priors[j] /= sum
+					}
+				}
+				if placeUniform && len(q.Legal) > 0 && isPlace(q.Legal[0]) {
+					for j := range out[i].Priors {
+						out[i].Priors[j] = 1 / float32(len(q.Legal))
+					}
+				}
+			}
+			return nil
+		})
+		cfg := selfplay.SearchConfig(sims, gumbel)
+		cfg.LeavesInFlight = 1
+		cfg.CPUCT, cfg.FPUReduction = cpuct, fpu
+		ev := &mcts.Mix{Net: uni, Rollout: mcts.Rollout{Playouts: 1}, Lambda: float32(lambda)}
+		name = fmt.Sprintf("%s λ=%g T=%g cpuct=%g fpu=%g uniform-placement=%v", ckpt, lambda, temp, cpuct, fpu, placeUniform)
+		a = func(s uint64) (selfplay.Player, error) { return selfplay.NewSearchPlayer(name, cfg, ev, s) }
+	} else if ckpt != "" {
 		f, err := selfplay.ParsePlayer(ckpt, selfplay.PlayerOptions{Sims: sims, Variant: env.Blitz,
 			RolloutMix: float32(lambda), LeavesInFlight: 1, Parallel: 2, Gumbel: gumbel})
 		if err != nil {
@@ -74,12 +118,22 @@ func run(games, sims int, prior, ckpt string, lambda float64, gumbel bool, seed 
 	if err != nil {
 		return err
 	}
+	bName := fmt.Sprintf("rollout:%d", sims)
+	if ordered {
+		// rollout:N as it was before it shuffled its children: ties in action-id order
+		cfg := mcts.DefaultConfig()
+		cfg.Simulations, cfg.LeavesInFlight, cfg.DirichletFraction, cfg.Temperature = sims, 1, 0, 0
+		bName += " (children in action-id order)"
+		b = func(s uint64) (selfplay.Player, error) {
+			return selfplay.NewSearchPlayer(bName, cfg, mcts.Rollout{Playouts: 1, Seed: s}, s)
+		}
+	}
 	start := time.Now()
 	res, err := selfplay.Match(context.Background(), a, b, selfplay.MatchOptions{Games: games, Parallel: 2, Seed: seed, Variant: env.Blitz})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s vs rollout:%d: %d games, +%d =%d -%d, score %.3f (%s)\n", name, sims, res.Games(),
+	fmt.Printf("%s vs %s: %d games, +%d =%d -%d, score %.3f (%s)\n", name, bName, res.Games(),
 		res.Wins, res.Draws, res.Losses, res.Score(), time.Since(start).Round(time.Second))
 	return nil
 }
