@@ -220,6 +220,19 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 	}
 	sims := 0
 	scfg := cfg.Search
+	// play applies a, records it with pos and moves the tree along
+	play := func(a env.Action, pos Position) error {
+		if err := s.ApplyAction(a); err != nil {
+			return err
+		}
+		g.Actions = append(g.Actions, a)
+		g.Positions = append(g.Positions, pos)
+		if !cfg.TreeReuse {
+			tree.Reset(s)
+			return nil
+		}
+		return tree.Advance(a)
+	}
 	for !s.IsTerminal() {
 		if err := ctx.Err(); err != nil {
 			return g, sims, err
@@ -236,17 +249,8 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 			if d.HasValue {
 				pos.WDL = d.WDL
 			}
-			if err := s.ApplyAction(d.Action); err != nil {
+			if err := play(d.Action, pos); err != nil {
 				return g, sims, fmt.Errorf("opponent %s: %w", opp.p.Name(), err)
-			}
-			g.Actions = append(g.Actions, d.Action)
-			g.Positions = append(g.Positions, pos)
-			if cfg.TreeReuse {
-				if err := tree.Advance(d.Action); err != nil {
-					return g, sims, err
-				}
-			} else {
-				tree.Reset(s)
 			}
 			continue
 		}
@@ -295,17 +299,8 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 				}
 			}
 		}
-		if err := s.ApplyAction(res.Action); err != nil {
+		if err := play(res.Action, pos); err != nil {
 			return g, sims, err
-		}
-		g.Actions = append(g.Actions, res.Action)
-		g.Positions = append(g.Positions, pos)
-		if cfg.TreeReuse {
-			if err := tree.Advance(res.Action); err != nil {
-				return g, sims, err
-			}
-		} else {
-			tree.Reset(s)
 		}
 	}
 	g.Outcome = s.Outcome()

@@ -73,7 +73,7 @@ type SelfPlayConfig struct {
 	RolloutPlayouts     int     `yaml:"rollout_playouts"`      // random playouts per leaf when rollout_mix > 0 (their mean is the rollout value)
 	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (virtual loss keeps them apart); 1: sequential search
 	// Opponents (random, heuristic, rollout:N) play one colour of a share OpponentFraction of the
-	// games instead of the network's search, taking turns; their actions are not policy targets.
+	// games instead of the network's search (drawn per game); their actions are not policy targets.
 	Opponents        []string `yaml:"opponents"`
 	OpponentFraction float64  `yaml:"opponent_fraction"`
 }

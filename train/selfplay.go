@@ -158,8 +158,8 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 }
 
 // opponents returns the RunOptions.Opponent of the config: game i (numbered over the whole run) is
-// played against an opponent when a hash of (seed, i) falls below selfplay.opponent_fraction; the
-// opponents take turns and alternate colours. Nil when there are none.
+// played against an opponent when a hash of (seed, i) falls below selfplay.opponent_fraction; other
+// bits of the same hash pick the opponent and its colour. Nil when there are none.
 func (c *Config) opponents(seed uint64) (func(int) (selfplay.Player, env.Color, error), error) {
 	sp := &c.SelfPlay
 	if sp.OpponentFraction <= 0 || len(sp.Opponents) == 0 {
