@@ -139,18 +139,7 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 				i := next
 				next++
 				mu.Unlock()
-				var (
-					opp      Player
-					oppColor env.Color
-				)
-				if opts.Opponent != nil {
-					opp, oppColor, err = opts.Opponent(opts.FirstIndex + i)
-				}
-				var g Game
-				var sims int
-				if err == nil {
-					g, sims, err = playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, opponent{opp, oppColor}, &searches, opts.Progress)
-				}
+				g, sims, err := playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, opts.Opponent, &searches, opts.Progress)
 				mu.Lock()
 				if err == nil && opts.OnGame != nil {
 					err = opts.OnGame(g)
@@ -197,15 +186,9 @@ func GameSeed(seed uint64, i int) uint64 {
 	return seed*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9 + 1
 }
 
-// opponent is a game's non-searching player (p nil: none).
-type opponent struct {
-	p     Player
-	color env.Color
-}
-
-// playSelfplayGame plays game i with the given tree (and opponent, if any); it returns the game and
-// its simulation count.
-func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, runSeed uint64, opp opponent, searches *atomic.Int64, progress func(int64)) (Game, int, error) {
+// playSelfplayGame plays game i with the given tree (and the opponent that pickOpponent, if set,
+// gives it); it returns the game and its simulation count.
+func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, runSeed uint64, pickOpponent func(int) (Player, env.Color, error), searches *atomic.Int64, progress func(int64)) (Game, int, error) {
 	seed := GameSeed(runSeed, i)
 	rng := rand.New(rand.NewPCG(seed, 0x53454c46))
 	g := Game{Index: i, Seed: seed, Variant: cfg.Variant, Generator: cfg.Generator, Resigned: -1, WouldResign: -1}
@@ -214,9 +197,17 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 	var low [2]int
 	s := env.NewState(cfg.Variant)
 	tree.Reset(s)
-	if opp.p != nil {
-		opp.p.NewGame()
-		g.Opponent, g.OpponentColor = opp.p.Name(), opp.color
+	var opp Player
+	var oppColor env.Color
+	if pickOpponent != nil {
+		var err error
+		if opp, oppColor, err = pickOpponent(i); err != nil {
+			return g, 0, fmt.Errorf("opponent: %w", err)
+		}
+	}
+	if opp != nil {
+		opp.NewGame()
+		g.Opponent, g.OpponentColor = opp.Name(), oppColor
 	}
 	sims := 0
 	scfg := cfg.Search
@@ -240,17 +231,17 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 		if len(g.Actions) >= MaxGameActions {
 			return g, sims, fmt.Errorf("game exceeded %d actions", MaxGameActions)
 		}
-		if opp.p != nil && s.CurrentPlayer() == opp.color {
-			d, err := opp.p.Decide(s)
+		if opp != nil && s.CurrentPlayer() == oppColor {
+			d, err := opp.Decide(s)
 			if err != nil {
-				return g, sims, fmt.Errorf("opponent %s: %w", opp.p.Name(), err)
+				return g, sims, fmt.Errorf("opponent %s: %w", opp.Name(), err)
 			}
 			pos := Position{WDL: [3]float32{0.5, 0, 0.5}}
 			if d.HasValue {
 				pos.WDL = d.WDL
 			}
 			if err := play(d.Action, pos); err != nil {
-				return g, sims, fmt.Errorf("opponent %s: %w", opp.p.Name(), err)
+				return g, sims, fmt.Errorf("opponent %s: %w", opp.Name(), err)
 			}
 			continue
 		}
