@@ -130,10 +130,8 @@ func Train(ctx context.Context, o Options) error {
 	if err := writer.Close(); err != nil { // finalises recovered shards before they are loaded
 		return err
 	}
-	if n, err := window.LoadDir(gdir); err != nil {
+	if _, err := window.LoadDir(gdir); err != nil { // logs the shards, games and positions it loaded
 		return err
-	} else if n > 0 {
-		o.Log.Info("replay window loaded", "games", n, "positions", window.Len())
 	}
 
 	for g := st.Generation + 1; g <= cfg.Generations; g++ {

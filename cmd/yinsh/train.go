@@ -98,12 +98,13 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfgFile := opts.Config
 	if opts.Resume {
 		saved := filepath.Join(opts.Run, train.ConfigFile)
 		if _, err := os.Stat(saved); err == nil {
 			if opts.Config != "" {
-				slog.Info("resuming: using the run's saved config, not --config", "config", saved)
+				logger.Info("resuming: using the run's saved config, not --config", "config", saved)
 			}
 			cfgFile = saved
 		}
@@ -116,7 +117,6 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	return train.Train(ctx, train.Options{
 		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Out: opts.Out, Progress: opts.Err, Log: logger,
 	})
