@@ -24,23 +24,40 @@ func EloFromScore(s float64) float64 {
 	case s >= 1:
 		return math.Inf(1)
 	}
-	return -400 * math.Log10(1/s-1)
+	return 400 * math.Log10(s/(1-s))
 }
 
 // Interval is an estimate with a 95% confidence interval.
 type Interval struct{ Value, Low, High float64 }
 
 // EloDiff estimates the Elo difference of a match (from A's view, w/d/l are A's wins, draws,
-// losses) with a 95% interval from the normal approximation of the per-game score.
+// losses) with a 95% interval: Wilson's score interval, generalised to draws. The bounds are the
+// expected scores p at which the observed score s lies 1.96 standard errors away, with the per-game
+// variance p(1-p) - δ/4 of a result that is a draw with the observed frequency δ:
+//
+//	(s-p)² = z²/n · (p(1-p) - δ/4)
+//
+// Unlike the plain normal approximation (s ± z·se from the observed variance) it stays inside (0, 1)
+// and is finite when every game had the same result: 100 wins in 100 games give [+566, +Inf]
+// rather than [+Inf, +Inf]. Without draws it is Wilson's interval.
 func EloDiff(w, d, l int) Interval {
 	n := float64(w + d + l)
 	if n == 0 {
 		return Interval{0, math.Inf(-1), math.Inf(1)}
 	}
 	s := (float64(w) + 0.5*float64(d)) / n
-	v := (float64(w)*(1-s)*(1-s) + float64(d)*(0.5-s)*(0.5-s) + float64(l)*s*s) / n
-	se := math.Sqrt(v / n)
-	return Interval{EloFromScore(s), EloFromScore(s - 1.96*se), EloFromScore(s + 1.96*se)}
+	delta := float64(d) / n
+	k := 1.96 * 1.96 / n
+	// (1+k)p² - (2s+k)p + s² + kδ/4 = 0
+	a, b, c := 1+k, -(2*s + k), s*s+k*delta/4
+	disc := math.Max(b*b-4*a*c, 0)
+	lo, hi := (-b-math.Sqrt(disc))/(2*a), (-b+math.Sqrt(disc))/(2*a)
+	if s == 1 { // the root is exactly 1 (and 0 for s = 0), not 1 - ε from rounding
+		hi = 1
+	} else if s == 0 {
+		lo = 0
+	}
+	return Interval{EloFromScore(s), EloFromScore(lo), EloFromScore(hi)}
 }
 
 // SPRT is a sequential probability ratio test of H0: elo = Elo0 against H1: elo = Elo1, with error

@@ -18,6 +18,37 @@ func TestEloDiff(t *testing.T) {
 	if b.High-b.Low >= a.High-a.Low {
 		t.Fatal("interval does not shrink with games")
 	}
+	// a clean sweep has a finite lower bound: Wilson's, n/(n+z²) = 0.963 for 100 games, +566 Elo
+	if e := EloDiff(100, 0, 0); !math.IsInf(e.Value, 1) || math.Abs(e.Low-566.2) > 0.5 || !math.IsInf(e.High, 1) {
+		t.Fatalf("100-0-0: %+v", e)
+	}
+	if e := EloDiff(0, 0, 100); math.Abs(e.High+566.2) > 0.5 || !math.IsInf(e.Low, -1) {
+		t.Fatalf("0-0-100: %+v", e)
+	}
+	// away from the edges it agrees with the normal approximation: 75-0-25 is [+119.2, +281.5] there
+	if e := EloDiff(75, 0, 25); math.Abs(e.Low-119.2) > 15 || math.Abs(e.High-281.5) > 15 {
+		t.Fatalf("75-0-25 far from the normal approximation: %+v", e)
+	}
+	// draws narrow the interval: the same score from draws is less uncertain than from wins and losses
+	if wl, dr := EloDiff(30, 0, 30), EloDiff(15, 30, 15); dr.High-dr.Low >= wl.High-wl.Low {
+		t.Fatalf("draws do not narrow the interval: %+v vs %+v", dr, wl)
+	}
+	// the bounds solve the defining equation
+	for _, r := range [][3]int{{30, 10, 20}, {3, 1, 0}, {0, 5, 1}} {
+		e := EloDiff(r[0], r[1], r[2])
+		n := float64(r[0] + r[1] + r[2])
+		sc := (float64(r[0]) + 0.5*float64(r[1])) / n
+		for _, x := range []float64{e.Low, e.High} {
+			if math.IsInf(x, 0) {
+				continue
+			}
+			p := ExpectedScore(x)
+			lhs, rhs := (sc-p)*(sc-p), 1.96*1.96/n*(p*(1-p)-float64(r[1])/n/4)
+			if math.Abs(lhs-rhs) > 1e-9 {
+				t.Fatalf("%v: bound %.1f does not solve the equation (%g vs %g)", r, x, lhs, rhs)
+			}
+		}
+	}
 	if ExpectedScore(EloFromScore(0.3)) < 0.2999 || ExpectedScore(EloFromScore(0.3)) > 0.3001 {
 		t.Fatal("score/elo round trip")
 	}
