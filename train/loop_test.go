@@ -259,6 +259,9 @@ func TestTrainWithOpponents(t *testing.T) {
 	if sp.OpponentGames == 0 || sp.OpponentGames == sp.Games || sp.Targets >= sp.Positions {
 		t.Fatalf("self-play metrics %+v: want some (not all) games against the opponent, its actions not targets", sp)
 	}
+	if sp.OpponentScore < 0 || sp.OpponentScore > 1 {
+		t.Fatalf("opponent score %v, want a share of points in [0, 1]", sp.OpponentScore)
+	}
 	if !strings.Contains(out.String(), "vs opponents scoring") {
 		t.Fatalf("summary %q does not report the opponent games", out.String())
 	}

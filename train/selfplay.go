@@ -134,12 +134,8 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 			st.Results[g.Outcome]++
 			if g.Opponent != "" {
 				st.OpponentGames++
-				switch g.Outcome {
-				case env.Draw:
-					st.OpponentScore += 0.5
-				case winnerOf(g.OpponentColor.Other()):
-					st.OpponentScore++
-				}
+				v := datasets.ValueFor(g.Outcome, g.OpponentColor.Other()) // the network's win/draw/loss
+				st.OpponentScore += float64(v[0]) + 0.5*float64(v[1])
 			}
 			bs := b.Stats()
 			el := time.Since(start).Seconds()
@@ -195,13 +191,6 @@ func mix64(x uint64) uint64 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-func winnerOf(c env.Color) env.Outcome {
-	if c == env.White {
-		return env.WhiteWins
-	}
-	return env.BlackWins
 }
 
 // outcomeShares returns white, black and draw shares.
