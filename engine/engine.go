@@ -57,6 +57,10 @@ type Options struct {
 	RolloutMix float32
 	// Variant is the rules variant of the first game (newgame may change it).
 	Variant env.Variant
+	// MoveTime, when positive, bounds every search of searching players by time (see `set
+	// movetime`); Sims is then a cap only if SimsSet.
+	MoveTime time.Duration
+	SimsSet  bool
 	// Log receives one record per genmove (and per rebuilt player); nil discards.
 	Log *slog.Logger
 }
@@ -67,9 +71,13 @@ type Engine struct {
 	spec    string
 	mix     float32
 	sims    int
+	simsSet bool // sims was set explicitly: with a move time it caps the search, else there is no cap
 	seed    uint64
 	variant env.Variant
 	log     *slog.Logger
+
+	movetime time.Duration // per decision (0: bounded by simulations)
+	clock    gtpClock      // GTP time_settings, mapped onto movetime
 
 	player selfplay.Player
 
@@ -92,7 +100,10 @@ func New(opts Options) (*Engine, error) {
 	case opts.Sims < 0:
 		return nil, fmt.Errorf("engine: sims must be at least 1, got %d", opts.Sims)
 	}
-	e := &Engine{log: opts.Log, variant: opts.Variant}
+	if opts.MoveTime < 0 {
+		return nil, fmt.Errorf("engine: move time must be 0 or positive, got %v", opts.MoveTime)
+	}
+	e := &Engine{log: opts.Log, variant: opts.Variant, movetime: opts.MoveTime, simsSet: opts.SimsSet}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -107,7 +118,11 @@ func New(opts Options) (*Engine, error) {
 // configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
 // On error the engine is unchanged.
 func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
-	factory, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Sims: sims, Variant: v, RolloutMix: e.mix})
+	capSims := sims
+	if e.movetime > 0 && !e.simsSet {
+		capSims = UnlimitedSims
+	}
+	factory, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime})
 	if err != nil {
 		return err
 	}
@@ -314,7 +329,9 @@ func init() {
 		{"eval", "[N]", "the player's view of the position without playing: side, wdl, best, N top actions (default 10), pv", 0, 1, (*Engine).cmdEval},
 		{"showboard", "", "the board diagram and a status line", 0, 0, (*Engine).cmdShowboard},
 		{"result", "", "white, black, draw or ongoing", 0, 0, (*Engine).cmdResult},
-		{"set", "[player SPEC|sims N|seed N]", "change a setting (rebuilds the player); without arguments, list the settings", 0, 2, (*Engine).cmdSet},
+		{"set", "[player SPEC|sims N|seed N|movetime MS]", "change a setting (rebuilds the player); without arguments, list the settings", 0, 2, (*Engine).cmdSet},
+		{"time_settings", "MAIN BYO STONES", "GTP time control in seconds (main time, byo-yomi period, stones per period; 0 0 0: none), mapped onto movetime", 3, 3, (*Engine).cmdTimeSettings},
+		{"time_left", "COLOR SECONDS STONES", "GTP: the time COLOR (w|b|white|black) has left; sets the move time of the next decisions", 3, 3, (*Engine).cmdTimeLeft},
 	}
 	commandIndex = make(map[string]*command, len(commands))
 	for i := range commands {
@@ -476,9 +493,9 @@ func (e *Engine) cmdShowboard([]string) (string, error) {
 func (e *Engine) cmdSet(args []string) (string, error) {
 	switch {
 	case len(args) == 0:
-		return fmt.Sprintf("player %s\nsims %d\nseed %d\nvariant %s", e.spec, e.sims, e.seed, e.variant), nil
+		return fmt.Sprintf("player %s\nsims %d\nseed %d\nvariant %s\nmovetime %d", e.spec, e.sims, e.seed, e.variant, e.movetime.Milliseconds()), nil
 	case len(args) != 2:
-		return "", errors.New("usage: set [player SPEC|sims N|seed N]")
+		return "", errors.New("usage: set [player SPEC|sims N|seed N|movetime MS]")
 	}
 	key, val := strings.ToLower(args[0]), args[1]
 	switch key {
@@ -489,7 +506,20 @@ func (e *Engine) cmdSet(args []string) (string, error) {
 		if err != nil || n < 1 || n > 100_000_000 {
 			return "", fmt.Errorf("set sims: want an integer in [1, 100000000], got %q", val)
 		}
-		return "", e.configure(e.spec, n, e.seed, e.variant)
+		old := e.simsSet
+		e.simsSet = true
+		if err := e.configure(e.spec, n, e.seed, e.variant); err != nil {
+			e.simsSet = old
+			return "", err
+		}
+		return "", nil
+	case "movetime":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || n > 3_600_000 {
+			return "", fmt.Errorf("set movetime: want milliseconds in [0, 3600000] (0: bounded by sims), got %q", val)
+		}
+		e.clock = gtpClock{}
+		return "", e.setMoveTime(time.Duration(n) * time.Millisecond)
 	case "seed":
 		n, err := strconv.ParseUint(val, 10, 64)
 		if err != nil {
@@ -497,7 +527,120 @@ func (e *Engine) cmdSet(args []string) (string, error) {
 		}
 		return "", e.configure(e.spec, e.sims, n, e.variant)
 	}
-	return "", fmt.Errorf("set: unknown setting %q (want player, sims or seed)", args[0])
+	return "", fmt.Errorf("set: unknown setting %q (want player, sims, seed or movetime)", args[0])
+}
+
+// UnlimitedSims caps the simulations of a search bounded by time alone.
+const UnlimitedSims = 10_000_000
+
+// setMoveTime makes d the time per decision (0: bounded by simulations). A player that can change
+// its move time in place (selfplay.SearchPlayer) keeps its tree; otherwise, and when the cap on
+// simulations changes with it, the player is rebuilt.
+func (e *Engine) setMoveTime(d time.Duration) error {
+	if d == e.movetime {
+		return nil
+	}
+	old := e.movetime
+	e.movetime = d
+	if mt, ok := e.player.(interface{ SetMoveTime(time.Duration) error }); ok && (old > 0) == (d > 0) {
+		return mt.SetMoveTime(d)
+	}
+	if err := e.configure(e.spec, e.sims, e.seed, e.variant); err != nil {
+		e.movetime = old
+		return err
+	}
+	return nil
+}
+
+// gtpClock is a GTP time control (time_settings): main time, then byo-yomi periods of Byo for
+// Stones decisions, all in seconds. Zero Byo and Main means no time limit.
+type gtpClock struct {
+	Main, Byo float64
+	Stones    int
+	set       bool
+}
+
+// movesLeftGuess is how many more own decisions a main time is spread over (YINSH games last
+// about 70-80 actions, 35-40 per side; a fixed share keeps early moves from using it all).
+const movesLeftGuess = 30
+
+// perMove returns the time for the next decision given the time left and the stones left in the
+// current byo-yomi period (0: in main time), keeping a margin for the protocol and the process.
+func (c gtpClock) perMove(left float64, stones int) time.Duration {
+	var sec float64
+	switch {
+	case stones > 0:
+		sec = left / float64(stones)
+	case c.Byo > 0 && c.Stones > 0:
+		sec = left/movesLeftGuess + c.Byo/float64(c.Stones)
+	default:
+		sec = left / movesLeftGuess
+	}
+	sec = sec*0.9 - 0.02 // 10% and 20 ms of margin
+	if sec < 0.001 {
+		sec = 0.001
+	}
+	return time.Duration(sec * float64(time.Second))
+}
+
+func parseSeconds(name, v string) (float64, error) {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(x >= 0 && x < 1e7) {
+		return 0, fmt.Errorf("%s: want seconds >= 0, got %q", name, v)
+	}
+	return x, nil
+}
+
+func (e *Engine) cmdTimeSettings(args []string) (string, error) {
+	main, err := parseSeconds("time_settings main time", args[0])
+	if err != nil {
+		return "", err
+	}
+	byo, err := parseSeconds("time_settings byo-yomi time", args[1])
+	if err != nil {
+		return "", err
+	}
+	stones, err := strconv.Atoi(args[2])
+	if err != nil || stones < 0 || stones > 1_000_000 {
+		return "", fmt.Errorf("time_settings byo-yomi stones: want a count >= 0, got %q", args[2])
+	}
+	if byo > 0 && stones == 0 {
+		return "", errors.New("time_settings: a byo-yomi time needs at least 1 stone")
+	}
+	c := gtpClock{Main: main, Byo: byo, Stones: stones, set: true}
+	if main == 0 && byo == 0 {
+		e.clock = gtpClock{}
+		return "", e.setMoveTime(0) // GTP: 0 0 0 means no time limit
+	}
+	d := c.perMove(main, 0)
+	if main == 0 {
+		d = c.perMove(byo, stones)
+	}
+	if err := e.setMoveTime(d); err != nil {
+		return "", err
+	}
+	e.clock = c
+	return "", nil
+}
+
+func (e *Engine) cmdTimeLeft(args []string) (string, error) {
+	switch strings.ToLower(args[0]) {
+	case "w", "white", "b", "black":
+	default:
+		return "", fmt.Errorf("time_left: colour %q, want w, b, white or black", args[0])
+	}
+	left, err := parseSeconds("time_left", args[1])
+	if err != nil {
+		return "", err
+	}
+	stones, err := strconv.Atoi(args[2])
+	if err != nil || stones < 0 || stones > 1_000_000 {
+		return "", fmt.Errorf("time_left stones: want a count >= 0, got %q", args[2])
+	}
+	if !e.clock.set {
+		return "", errors.New("time_left: no time_settings given (the engine is bounded by sims or set movetime)")
+	}
+	return "", e.setMoveTime(e.clock.perMove(left, stones))
 }
 
 // decide asks the player for the side to act; it errs on a finished game.

@@ -232,17 +232,35 @@ func TestSession(t *testing.T) {
 	check("moves", true, "~f10 "+strings.Fields(info)[1])
 	check("showboard", true, "\n"+strings.TrimRight(e.State().String(), "\n"))
 
-	check("set", true, "player heuristic\nsims 200\nseed 1\nvariant standard")
+	check("set", true, "player heuristic\nsims 200\nseed 1\nvariant standard\nmovetime 0")
 	check("set sims 5", true, "")
 	check("set seed 99", true, "")
 	check("set player random", true, "")
-	check("set", true, "player random\nsims 5\nseed 99\nvariant standard")
+	check("set", true, "player random\nsims 5\nseed 99\nvariant standard\nmovetime 0")
 	check("set sims 0", false, `set sims: want an integer in [1, 100000000], got "0"`)
 	check("set seed x", false, `set seed: want an unsigned 64-bit integer, got "x"`)
 	check("set player rollout:x", false, "~want rollout:N")
-	check("set colour red", false, `set: unknown setting "colour" (want player, sims or seed)`)
-	check("set player", false, "usage: set [player SPEC|sims N|seed N]")
-	check("set", true, "player random\nsims 5\nseed 99\nvariant standard") // failed sets change nothing
+	check("set colour red", false, `set: unknown setting "colour" (want player, sims, seed or movetime)`)
+	check("set player", false, "usage: set [player SPEC|sims N|seed N|movetime MS]")
+	check("set movetime -5", false, `set movetime: want milliseconds in [0, 3600000] (0: bounded by sims), got "-5"`)
+	check("set", true, "player random\nsims 5\nseed 99\nvariant standard\nmovetime 0") // failed sets change nothing
+	check("set movetime 250", true, "")
+	check("set", true, "~movetime 250")
+	check("time_left w 10 0", false, "time_left: no time_settings given (the engine is bounded by sims or set movetime)")
+	// GTP time controls map onto the move time: byo-yomi of 5 s for 10 stones is 0.5 s a stone,
+	// less 10% and 20 ms of margin
+	check("time_settings 0 5 10", true, "")
+	check("set", true, "~movetime 430")
+	check("time_left b 2 4", true, "") // 0.5 s a stone
+	check("set", true, "~movetime 430")
+	check("time_left white 1 10", true, "")
+	check("set", true, "~movetime 70")
+	check("time_settings 300 0 0", true, "") // main time: 300/30 s = 10 s a move, 8.98 s with margin
+	check("set", true, "~movetime 8980")
+	check("time_left x 1 1", false, `time_left: colour "x", want w, b, white or black`)
+	check("time_settings 1 5 0", false, "time_settings: a byo-yomi time needs at least 1 stone")
+	check("time_settings 0 0 0", true, "") // no time limit
+	check("set", true, "~movetime 0")
 
 	check("position nonsense w 0-0", false, "position: points field has 8 characters, want 85")
 	check("position "+strings.Repeat(".", 85)+" x 0-0", false, "~position")

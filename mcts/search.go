@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 )
@@ -14,6 +15,14 @@ type Config struct {
 	// Simulations is the number of new simulations per search (the full budget). The root's own
 	// evaluation and visits kept from tree reuse do not count.
 	Simulations int
+	// MoveTime, when positive, also bounds a search by wall-clock time: it stops at the first
+	// simulation batch that starts after MoveTime has passed since Search began (so it overruns by at
+	// most one batch of LeavesInFlight simulations), or at Simulations, whichever comes first. At
+	// least one batch runs. A timed search is not reproducible; self-play and training stay bounded
+	// by simulations (leave MoveTime 0), time controls are for play and evaluation. A Gumbel search
+	// plans its sequential halving for Simulations and, stopped early, chooses among the actions it
+	// still considers.
+	MoveTime time.Duration
 	// CPUCT is the PUCT exploration constant: score = Q + CPUCT·P·sqrt(ΣN)/(1+N), Q in [-1, 1].
 	CPUCT float64
 	// FPUReduction and RootFPUReduction: an unvisited child's Q is its parent's Q less the reduction
@@ -88,6 +97,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Simulations < 1:
 		return bad("Simulations", c.Simulations, "at least 1")
+	case c.MoveTime < 0:
+		return bad("MoveTime", c.MoveTime, "0 (no time limit) or positive")
 	case !(c.CPUCT >= 0) || !finite(c.CPUCT):
 		return bad("CPUCT", c.CPUCT, "a finite number >= 0")
 	case !(c.FPUReduction >= 0) || !finite(c.FPUReduction):
@@ -193,6 +204,16 @@ func (t *Tree) SetConfig(cfg Config) error {
 	return nil
 }
 
+// SetEvaluator changes the evaluator for later searches (for example a rollout evaluator seeded per
+// game); call Reset before the next search unless ev gives the same values as the old one.
+func (t *Tree) SetEvaluator(ev Evaluator) error {
+	if ev == nil {
+		return errors.New("mcts: nil evaluator")
+	}
+	t.eval = ev
+	return nil
+}
+
 // Reset discards the tree and makes s (copied) the root.
 func (t *Tree) Reset(s *env.State) {
 	t.root = *s
@@ -267,6 +288,8 @@ type Result struct {
 	// Collisions counts leaf selections abandoned because another in-flight simulation had reached
 	// the same unevaluated node.
 	Collisions int
+	// TimeUp is set when Config.MoveTime stopped the search before its simulation budget.
+	TimeUp bool
 }
 
 // Search runs one search from the root and returns its result. Its randomness (noise, Gumbel
@@ -280,6 +303,10 @@ func (t *Tree) Search(rng *rand.Rand) (*Result, error) {
 		return nil, errors.New("mcts: search: the root state is terminal")
 	}
 	cfg := &t.cfg
+	var deadline time.Time
+	if cfg.MoveTime > 0 {
+		deadline = time.Now().Add(cfg.MoveTime)
+	}
 	t.rng = rng
 	defer func() { t.rng = nil }()
 	budget, full := cfg.Simulations, true
@@ -305,7 +332,7 @@ func (t *Tree) Search(rng *rand.Rand) (*Result, error) {
 		t.startGumbel(rng, budget)
 	}
 	res := &Result{Full: full}
-	err := t.run(budget, res)
+	err := t.run(budget, deadline, res)
 	if noise {
 		t.removeNoise()
 	}
@@ -324,11 +351,16 @@ func (t *Tree) evaluateRoot() error {
 	return t.evaluate(t.leaves[:1])
 }
 
-// run performs budget simulations, LeavesInFlight at a time.
-func (t *Tree) run(budget int, res *Result) error {
+// run performs budget simulations, LeavesInFlight at a time, stopping early (after at least one
+// batch) once the deadline, if not zero, has passed.
+func (t *Tree) run(budget int, deadline time.Time, res *Result) error {
 	sims := 0
 	t.started = 0
 	for sims < budget {
+		if sims > 0 && !deadline.IsZero() && !time.Now().Before(deadline) {
+			res.TimeUp = true
+			break
+		}
 		n, before := 0, sims
 		for n < len(t.leaves) && n < t.cfg.LeavesInFlight && sims+n < budget {
 			l := &t.leaves[n]

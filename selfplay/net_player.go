@@ -31,7 +31,7 @@ type NetPlayers struct {
 	name    string
 	cfg     mcts.Config
 	batcher *mcts.Batcher
-	leaf    mcts.Evaluator
+	mix     float32
 	once    sync.Once
 }
 
@@ -48,17 +48,19 @@ func NewNetPlayers(name string, predict mcts.Net, cfg mcts.Config, maxBatch int,
 	if err != nil {
 		return nil, err
 	}
-	np := &NetPlayers{name: name, cfg: cfg, batcher: b, leaf: b}
-	if rolloutMix > 0 {
-		np.leaf = &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: 1}, Lambda: rolloutMix}
-	}
-	return np, nil
+	return &NetPlayers{name: name, cfg: cfg, batcher: b, mix: rolloutMix}, nil
 }
 
-// Factory returns a PlayerFactory making search players over the shared network.
+// Factory returns a PlayerFactory making search players over the shared network. With a rollout
+// mix, each player's rollouts are seeded with its own seed, so games differ even between
+// deterministic searches.
 func (n *NetPlayers) Factory() PlayerFactory {
 	return func(seed uint64) (Player, error) {
-		return NewSearchPlayer(n.name, n.cfg, n.leaf, seed)
+		var leaf mcts.Evaluator = n.batcher
+		if n.mix > 0 {
+			leaf = &mcts.Mix{Net: n.batcher, Rollout: mcts.Rollout{Playouts: 1, Seed: seed}, Lambda: n.mix}
+		}
+		return NewSearchPlayer(n.name, n.cfg, leaf, seed)
 	}
 }
 

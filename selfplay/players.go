@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
@@ -27,6 +28,10 @@ type PlayerOptions struct {
 	// Parallel is the number of games played at once, which sizes network players' batches
 	// (Parallel × LeavesInFlight leaves; 0: 64 leaves).
 	Parallel int
+	// MoveTime, when positive, bounds every search of searching players (checkpoints and
+	// rollout:N) by time as well (mcts.Config.MoveTime): they search until the time is up, their
+	// simulations (Sims, or rollout:N's N) being a cap. Give a large cap for a purely timed search.
+	MoveTime time.Duration
 }
 
 // SearchConfig returns the search of network players made with these options: SearchConfig(Sims,
@@ -36,6 +41,7 @@ func (o PlayerOptions) SearchConfig() mcts.Config {
 	if o.LeavesInFlight > 0 {
 		cfg.LeavesInFlight = o.LeavesInFlight
 	}
+	cfg.MoveTime = o.MoveTime
 	return cfg
 }
 

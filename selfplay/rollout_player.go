@@ -17,6 +17,7 @@ func rolloutFactory(n int, opts PlayerOptions) (PlayerFactory, error) {
 	cfg.DirichletFraction = 0
 	cfg.Temperature = 0
 	cfg.ShuffleChildren = true
+	cfg.MoveTime = opts.MoveTime
 	name := fmt.Sprintf("rollout:%d", n)
 	return func(seed uint64) (Player, error) {
 		return NewSearchPlayer(name, cfg, mcts.Rollout{Playouts: 1, Seed: seed}, seed)

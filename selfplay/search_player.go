@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
@@ -13,11 +14,12 @@ import (
 // mcts.Rollout for the pure-MCTS baseline). It keeps its tree between its own consecutive decisions
 // within a turn (move, then row and ring removals) and drops it otherwise.
 type SearchPlayer struct {
-	name string
-	tree *mcts.Tree
-	rng  *rand.Rand
-	last uint64 // hash of the state the tree's root stands on after our last action
-	have bool
+	name  string
+	tree  *mcts.Tree
+	rng   *rand.Rand
+	last  uint64 // hash of the state the tree's root stands on after our last action
+	have  bool
+	legal []env.Action
 }
 
 // NewSearchPlayer returns a search player. cfg is used as given (set Temperature 0 and no noise for
@@ -31,10 +33,23 @@ func NewSearchPlayer(name string, cfg mcts.Config, ev mcts.Evaluator, seed uint6
 }
 
 func (p *SearchPlayer) Name() string { return p.name }
-func (p *SearchPlayer) NewGame()     { p.have = false }
 
-// Decide implements Player.
+// SetMoveTime changes the time bound of later searches (mcts.Config.MoveTime; 0: none), keeping the
+// tree.
+func (p *SearchPlayer) SetMoveTime(d time.Duration) error {
+	cfg := p.tree.Config()
+	cfg.MoveTime = d
+	return p.tree.SetConfig(cfg)
+}
+func (p *SearchPlayer) NewGame() { p.have = false }
+
+// Decide implements Player. A forced action (the only legal one) is played without search: the
+// decision then has no value and no candidates.
 func (p *SearchPlayer) Decide(s *env.State) (Decision, error) {
+	if p.legal = s.LegalActions(p.legal); len(p.legal) == 1 {
+		p.have = false
+		return Decision{Action: p.legal[0], Top: []ActionStat{{Action: p.legal[0], Prior: 1}}}, nil
+	}
 	if !p.have || p.last != s.Hash() {
 		p.tree.Reset(s)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,10 @@ type RunOptions struct {
 	// a policy target (Full false) and it never resigns; the searching side's are as in self-play.
 	// Called from many goroutines.
 	Opponent func(i int) (p Player, c env.Color, err error)
+	// Evaluator, if set, gives the evaluator of the game with seed s (GameSeed(Seed, i)) instead of
+	// ev: for example ev mixed with random rollouts seeded by the game, so that a position recurring
+	// in other games and generations (openings) gets fresh rollouts rather than the same ones.
+	Evaluator func(seed uint64) mcts.Evaluator
 }
 
 // Run plays opts.Games self-play games, opts.Parallel at a time, every search going through ev
@@ -139,7 +144,14 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 				i := next
 				next++
 				mu.Unlock()
-				g, sims, err := playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, opts.Opponent, &searches, opts.Progress)
+				if opts.Evaluator != nil {
+					err = tree.SetEvaluator(opts.Evaluator(GameSeed(opts.Seed, opts.FirstIndex+i)))
+				}
+				var g Game
+				var sims int
+				if err == nil {
+					g, sims, err = playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, opts.Opponent, &searches, opts.Progress)
+				}
 				mu.Lock()
 				if err == nil && opts.OnGame != nil {
 					err = opts.OnGame(g)
@@ -211,6 +223,7 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 	}
 	sims := 0
 	scfg := cfg.Search
+	var legal []env.Action
 	// play applies a, records it with pos and moves the tree along
 	play := func(a env.Action, pos Position) error {
 		if err := s.ApplyAction(a); err != nil {
@@ -242,6 +255,14 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 			}
 			if err := play(d.Action, pos); err != nil {
 				return g, sims, fmt.Errorf("opponent %s: %w", opp.Name(), err)
+			}
+			continue
+		}
+		if legal = s.LegalActions(legal); len(legal) == 1 {
+			// a forced action: played without search, and not a training target (its policy is
+			// certain; datasets.Target with no policy and no root value)
+			if err := play(legal[0], Position{}); err != nil {
+				return g, sims, err
 			}
 			continue
 		}
@@ -290,10 +311,45 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 				}
 			}
 		}
-		if err := play(res.Action, pos); err != nil {
+		a := res.Action
+		if scfg.Gumbel && want > 0 {
+			// Gumbel's own choice is the sequential-halving winner; in the first TemperatureActions
+			// actions sample from the improved policy at the temperature instead, for varied games
+			a = samplePolicy(res.Children, want, rng)
+		}
+		if err := play(a, pos); err != nil {
 			return g, sims, err
 		}
 	}
 	g.Outcome = s.Outcome()
 	return g, sims, nil
+}
+
+// samplePolicy samples a root action from the children's policy (the improved policy of a Gumbel
+// search) sharpened by temperature temp: probability ∝ policy^(1/temp).
+func samplePolicy(cs []mcts.ChildStats, temp float64, rng *rand.Rand) env.Action {
+	best := 0
+	for i := range cs {
+		if cs[i].Policy > cs[best].Policy {
+			best = i
+		}
+	}
+	pmax := float64(cs[best].Policy)
+	if pmax <= 0 {
+		return cs[best].Action
+	}
+	w := make([]float64, len(cs))
+	var sum float64
+	for i, c := range cs {
+		w[i] = math.Pow(float64(c.Policy)/pmax, 1/temp)
+		sum += w[i]
+	}
+	x := rng.Float64() * sum
+	for i := range cs {
+		x -= w[i]
+		if x < 0 && w[i] > 0 {
+			return cs[i].Action
+		}
+	}
+	return cs[best].Action
 }

@@ -3,6 +3,7 @@ package selfplay
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ func replayGame(t *testing.T, g Game) {
 	}
 	for i, a := range g.Actions {
 		pos := g.Positions[i]
+		if len(s.LegalActions(nil)) == 1 && (pos.Full || len(pos.Policy) > 0) {
+			t.Fatalf("game %d ply %d: a forced action is recorded as a training target (%+v)", g.Index, i+1, pos)
+		}
 		if pos.Full {
 			var sum float64
 			for _, e := range pos.Policy {
@@ -69,7 +73,7 @@ func TestSelfplayGamesAreLegalAndComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Games != 8 || len(games) != 8 || st.Actions == 0 || st.Simulations < st.Actions*16 {
+	if st.Games != 8 || len(games) != 8 || st.Actions == 0 || st.Searches >= st.Actions || st.Simulations < st.Searches*16 {
 		t.Fatalf("stats %+v, %d games", st, len(games))
 	}
 	for _, g := range games {
@@ -231,7 +235,8 @@ func TestSelfplayAgainstOpponents(t *testing.T) {
 			if byOpp {
 				oppMoves++
 			}
-			if p := g.Positions[k]; p.Full == byOpp || (len(p.Policy) > 0) == byOpp {
+			forced := len(s.LegalActions(nil)) == 1
+			if p := g.Positions[k]; !forced && (p.Full == byOpp || (len(p.Policy) > 0) == byOpp) || forced && (p.Full || len(p.Policy) > 0) {
 				t.Fatalf("game %d ply %d: by opponent %v, full %v, %d policy entries", i, k+1, byOpp, p.Full, len(p.Policy))
 			}
 			if err := s.ApplyAction(a); err != nil {
@@ -240,6 +245,29 @@ func TestSelfplayAgainstOpponents(t *testing.T) {
 		}
 		if opp != nil && (opp.moves != oppMoves || oppMoves == 0 || g.OpponentColor != opp.color) {
 			t.Fatalf("game %d: opponent %v made %d decisions, %d actions recorded", i, g.OpponentColor, opp.moves, oppMoves)
+		}
+	}
+}
+
+func TestSamplePolicyFollowsTheTemperature(t *testing.T) {
+	cs := []mcts.ChildStats{{Action: 1, Policy: 0.5}, {Action: 2, Policy: 0.3}, {Action: 3, Policy: 0.2}, {Action: 4, Policy: 0}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		temp float64
+		want []float64
+	}{
+		{1, []float64{0.5, 0.3, 0.2, 0}},
+		{0.5, []float64{0.25 / 0.38, 0.09 / 0.38, 0.04 / 0.38, 0}},
+	} {
+		counts := map[env.Action]int{}
+		const n = 20000
+		for range n {
+			counts[samplePolicy(cs, c.temp, rng)]++
+		}
+		for i, w := range c.want {
+			if got := float64(counts[cs[i].Action]) / n; math.Abs(got-w) > 0.015 {
+				t.Errorf("τ %g: action %d drawn %.3f, want %.3f", c.temp, i, got, w)
+			}
 		}
 	}
 }

@@ -98,8 +98,20 @@ type EvaluationConfig struct {
 	GateScore     float64  `yaml:"gate_score"`     // gate=score: promote at or above this score
 	SPRTElo1      float64  `yaml:"sprt_elo1"`      // gate=sprt: H1 Elo (H0 is 0), alpha = beta = 0.05
 	RolloutMix    float64  `yaml:"rollout_mix"`    // the network players' leaf value mix in evaluation games (see selfplay.rollout_mix)
-	Baselines     []string `yaml:"baselines"`      // players rated against each generation (random, heuristic, rollout:N)
+	Baselines     []string `yaml:"baselines"`      // players rated against each generation (random, heuristic, rollout:N, engine:"CMD")
 	BaselineGames int      `yaml:"baseline_games"` // games per baseline per generation
+	// Ladder lists how many generations back the earlier networks are that each new generation also
+	// plays (1: the previous one; offsets reaching before gen-0000 are skipped, and the best is
+	// played once), LadderGames games each: with the matches against the best and the baselines
+	// they chain every generation's rating to gen-0000's.
+	Ladder      []int `yaml:"ladder"`
+	LadderGames int   `yaml:"ladder_games"`
+	// OpeningPlies is the number of random ring placements that open each game pair of an
+	// evaluation match (both games of a pair start there, colours swapped).
+	OpeningPlies int `yaml:"opening_plies"`
+	// MoveTimeMS, when positive, bounds every evaluation search by this many milliseconds a move as
+	// well (simulations stay the cap); 0 bounds them by simulations alone (reproducible).
+	MoveTimeMS int `yaml:"movetime_ms"`
 }
 
 // DefaultConfig returns the defaults every YAML file is applied over.
@@ -120,7 +132,8 @@ func DefaultConfig() Config {
 		},
 		Evaluation: EvaluationConfig{
 			Games: 20, Simulations: 64, Parallel: 8, Gate: "none", GateScore: 0.55, SPRTElo1: 30,
-			Baselines: []string{"random"}, BaselineGames: 20,
+			Baselines: []string{"random"}, BaselineGames: 20, Ladder: []int{1, 2, 4}, LadderGames: 10,
+			OpeningPlies: 4,
 		},
 	}
 }
@@ -253,6 +266,9 @@ func (c *Config) Validate() error {
 		{"evaluation.simulations", ev.Simulations, 1, 1_000_000},
 		{"evaluation.parallel", ev.Parallel, 1, 4096},
 		{"evaluation.baseline_games", ev.BaselineGames, 0, 1_000_000},
+		{"evaluation.ladder_games", ev.LadderGames, 0, 1_000_000},
+		{"evaluation.opening_plies", ev.OpeningPlies, 0, 10},
+		{"evaluation.movetime_ms", ev.MoveTimeMS, 0, 3_600_000},
 		{"net.channels", c.Net.Channels, 0, 1024},
 		{"net.blocks", c.Net.Blocks, -1, 128},
 	}
@@ -291,6 +307,19 @@ func (c *Config) Validate() error {
 	if sp.FullFraction < 1 && sp.FastSimulations == 0 {
 		return bad("selfplay.fast_simulations", 0, "at least 1 when selfplay.full_fraction < 1")
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"evaluation.games", ev.Games}, {"evaluation.baseline_games", ev.BaselineGames}, {"evaluation.ladder_games", ev.LadderGames}} {
+		if f.v%2 != 0 {
+			return bad(f.name, f.v, "an even number (games are played in pairs from one opening, colours swapped)")
+		}
+	}
+	for i, k := range ev.Ladder {
+		if k < 1 || k > 1_000_000 {
+			return bad(fmt.Sprintf("evaluation.ladder[%d]", i), k, "a generation offset in [1, 1000000]")
+		}
+	}
 	if ev.Gate != "none" && ev.Gate != "score" && ev.Gate != "sprt" {
 		return bad("evaluation.gate", ev.Gate, "none, score or sprt")
 	}
@@ -316,11 +345,14 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// checkBaseline accepts the baseline players random, heuristic and rollout:N; its error says what is
-// wanted.
+// checkBaseline accepts the baseline players random, heuristic, rollout:N and engine:"CMD"; its error
+// says what is wanted.
 func checkBaseline(b string) error {
+	if strings.HasPrefix(b, "engine:") && len(b) > len("engine:") {
+		return nil
+	}
 	if b != "random" && b != "heuristic" && !strings.HasPrefix(b, "rollout:") {
-		return errors.New("random, heuristic or rollout:N")
+		return errors.New(`random, heuristic, rollout:N or engine:"CMD ARGS"`)
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(b, "rollout:")); strings.HasPrefix(b, "rollout:") && (err != nil || n < 1) {
 		return errors.New("rollout:N with N ≥ 1")

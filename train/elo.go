@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // Elo conventions: ratings are on the logistic Elo scale, the expected score of A against B is
@@ -28,7 +31,21 @@ func EloFromScore(s float64) float64 {
 }
 
 // Interval is an estimate with a 95% confidence interval.
-type Interval struct{ Value, Low, High float64 }
+type Interval struct {
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+}
+
+// finite reports whether all three numbers are finite (JSON cannot hold infinities).
+func (i Interval) finite() bool {
+	for _, x := range []float64{i.Value, i.Low, i.High} {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}
 
 // EloDiff estimates the Elo difference of a match (from A's view, w/d/l are A's wins, draws,
 // losses) with a 95% interval: Wilson's score interval, generalised to draws. The bounds are the
@@ -110,8 +127,21 @@ type Result struct {
 	Wins   int    `json:"wins"`
 	Draws  int    `json:"draws"`
 	Losses int    `json:"losses"`
-	Sims   int    `json:"sims,omitempty"`
-	Time   string `json:"time,omitempty"`
+	// Pairs is the pentanomial count of the match's game pairs (A's points over a pair's two games,
+	// 0 to 2 in half points); absent for unpaired results.
+	Pairs      *[5]int `json:"pairs,omitempty"`
+	Sims       int     `json:"sims,omitempty"`
+	MoveTimeMS int     `json:"movetime_ms,omitempty"`
+	Time       string  `json:"time,omitempty"`
+}
+
+// ResultOf turns a match into a Result between the named players, stamped with the current time.
+func ResultOf(m selfplay.MatchResult, a, b string) Result {
+	r := Result{A: a, B: b, Wins: m.Wins, Draws: m.Draws, Losses: m.Losses, Time: time.Now().UTC().Format(time.RFC3339)}
+	if p := m.Pairs; p != ([5]int{}) {
+		r.Pairs = &p
+	}
+	return r
 }
 
 // Rating is one player's fitted Elo with its 95% interval.
@@ -241,4 +271,25 @@ func FitRatings(results []Result, anchor string) ([]Rating, error) {
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Elo.Value > out[b].Elo.Value })
 	return out, nil
+}
+
+// gateSPRT is the promotion gate's test of a match.
+func gateSPRT(r selfplay.MatchResult, elo1 float64) Verdict {
+	return SPRT{Elo0: 0, Elo1: elo1, Alpha: 0.05, Beta: 0.05}.Verdict(r.Wins, r.Draws, r.Losses)
+}
+
+// runRatings fits the ratings of a run directory's results, anchored at gen-0000 when the results
+// reach it (else at random), and returns them with the anchor.
+func runRatings(dir string) ([]Rating, string, error) {
+	rs, err := ReadResults(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, anchor := range []string{GenName(0), "random"} {
+		if ratings, err := FitRatings(rs, anchor); err == nil {
+			return ratings, anchor, nil
+		}
+	}
+	_, err = FitRatings(rs, GenName(0))
+	return nil, "", err
 }

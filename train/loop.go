@@ -200,13 +200,17 @@ func Train(ctx context.Context, o Options) error {
 		}
 		st.Current = cand
 		m.Best = GenName(bestGen(st.Best))
-		if rs, err := ReadResults(o.Dir); err == nil {
-			if ratings, err := FitRatings(rs, "random"); err == nil {
-				m.Ratings = map[string]float64{}
-				for _, r := range ratings {
-					m.Ratings[r.Player] = r.Elo.Value
+		if ratings, anchor, err := runRatings(o.Dir); err == nil {
+			m.Ratings, m.RatingAnchor = map[string]float64{}, anchor
+			for _, r := range ratings {
+				m.Ratings[r.Player] = r.Elo.Value
+				if r.Player == GenName(g) && r.Elo.finite() {
+					e := r.Elo
+					m.Elo = &e
 				}
 			}
+		} else {
+			o.Log.Debug("no ratings yet", "err", err)
 		}
 		m.Elapsed = time.Since(genStart).Seconds()
 		st.Generation = g
@@ -379,44 +383,68 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 	return tm, nil
 }
 
-// evaluatePhase plays the candidate against the best network (gating) and against the baselines,
-// appending every match to results.jsonl.
+// evaluatePhase plays the candidate against the best network (gating), against earlier generations
+// (the ladder) and against the baselines, every match a sequence of game pairs from random openings,
+// appending each match to results.jsonl.
 func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, bestPath string) (EvalMetrics, bool, error) {
 	ec := &o.Config.Evaluation
 	var em EvalMetrics
+	variant := o.Config.VariantValue()
+	popts := selfplay.PlayerOptions{Sims: ec.Simulations, Variant: variant, Gumbel: o.Config.SelfPlay.Gumbel,
+		RolloutMix: float32(ec.RolloutMix), MoveTime: time.Duration(ec.MoveTimeMS) * time.Millisecond}
 	sc := selfplay.SearchConfig(ec.Simulations, o.Config.SelfPlay.Gumbel)
-	mix := float32(ec.RolloutMix)
-	cp, err := selfplay.NewNetPlayers(GenName(g), cand.Predict, sc, 64, mix)
+	sc.MoveTime = popts.MoveTime
+	netPlayers := func(name string, net model.Net) (*selfplay.NetPlayers, error) {
+		return selfplay.NewNetPlayers(name, net.Predict, sc, 64, popts.RolloutMix)
+	}
+	cp, err := netPlayers(GenName(g), cand)
 	if err != nil {
 		return em, false, err
 	}
 	defer cp.Close()
-	variant := o.Config.VariantValue()
 	results := filepath.Join(o.Dir, ResultsFileName)
+	seed := o.Config.Seed + uint64(g)*7919
 	match := func(b selfplay.PlayerFactory, bname string, games int, seed uint64) (selfplay.MatchResult, error) {
 		var bar *progress.Bar
 		if o.Progress != nil {
 			bar = progress.New(o.Progress, games, "eval "+GenName(g)+" vs "+bname, 15*time.Second)
 		}
 		res, err := selfplay.Match(ctx, cp.Factory(), b, selfplay.MatchOptions{
-			Games: games, Parallel: ec.Parallel, Seed: seed, Variant: variant,
-			OnGame: func(_ int, r selfplay.MatchResult) { bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses)) },
+			Games: games, Parallel: ec.Parallel, Seed: seed, Variant: variant, OpeningPlies: ec.OpeningPlies,
+			OnGame: func(_ int, r selfplay.MatchResult, _ selfplay.GameRecord) error {
+				bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses))
+				return nil
+			},
 		})
 		bar.Finish()
 		if err != nil {
 			return res, err
 		}
-		r := Result{A: GenName(g), B: bname, Wins: res.Wins, Draws: res.Draws, Losses: res.Losses, Sims: ec.Simulations, Time: time.Now().UTC().Format(time.RFC3339)}
+		r := ResultOf(res, GenName(g), bname)
+		r.Sims, r.MoveTimeMS = ec.Simulations, ec.MoveTimeMS
 		return res, AppendResult(results, r)
+	}
+	// matchNet plays the candidate against generation h's network (the best's when h is bestGen).
+	matchNet := func(h, games int, seed uint64) (selfplay.MatchResult, error) {
+		net := best
+		if h != bestGen(bestPath) {
+			n, err := o.Backend.Load(filepath.Join(o.Dir, ckptPath(h)))
+			if err != nil {
+				return selfplay.MatchResult{}, err
+			}
+			defer n.Close()
+			net = n
+		}
+		np, err := netPlayers(GenName(h), net)
+		if err != nil {
+			return selfplay.MatchResult{}, err
+		}
+		defer np.Close()
+		return match(np.Factory(), GenName(h), games, seed)
 	}
 	promote := true
 	if ec.Games > 0 {
-		bp, err := selfplay.NewNetPlayers(GenName(bestGen(bestPath)), best.Predict, sc, 64, mix)
-		if err != nil {
-			return em, false, err
-		}
-		res, err := match(bp.Factory(), GenName(bestGen(bestPath)), ec.Games, o.Config.Seed+uint64(g)*7919)
-		bp.Close()
+		res, err := matchNet(bestGen(bestPath), ec.Games, seed)
 		if err != nil {
 			return em, false, err
 		}
@@ -425,20 +453,39 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		case "score":
 			promote = res.Score() >= ec.GateScore
 		case "sprt":
-			promote = SPRT{Elo0: 0, Elo1: ec.SPRTElo1, Alpha: 0.05, Beta: 0.05}.Verdict(res.Wins, res.Draws, res.Losses) == AcceptH1
+			promote = gateSPRT(res, ec.SPRTElo1) == AcceptH1
 		}
 	}
 	em.Promoted = promote
+	played := map[int]bool{}
+	if ec.Games > 0 {
+		played[bestGen(bestPath)] = true
+	}
+	for i, k := range ec.Ladder {
+		h := g - k
+		if h < 0 || played[h] || ec.LadderGames == 0 {
+			continue
+		}
+		played[h] = true
+		res, err := matchNet(h, ec.LadderGames, seed+uint64(i+1)*15485863)
+		if err != nil {
+			return em, promote, err
+		}
+		if em.Ladder == nil {
+			em.Ladder = map[string]float64{}
+		}
+		em.Ladder[GenName(h)] = res.Score()
+	}
 	em.Baselines = map[string]float64{}
 	for i, b := range ec.Baselines {
 		if ec.BaselineGames == 0 {
 			break
 		}
-		f, err := selfplay.ParsePlayer(b, selfplay.PlayerOptions{Sims: ec.Simulations, Variant: variant, Gumbel: o.Config.SelfPlay.Gumbel, RolloutMix: mix})
+		f, err := selfplay.ParsePlayer(b, popts)
 		if err != nil {
 			return em, promote, err
 		}
-		res, err := match(f, b, ec.BaselineGames, o.Config.Seed+uint64(g)*7919+uint64(i+1)*104729)
+		res, err := match(f, b, ec.BaselineGames, seed+uint64(i+1)*104729)
 		if err != nil {
 			return em, promote, err
 		}

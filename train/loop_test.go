@@ -117,8 +117,20 @@ func TestTrainRunAndResume(t *testing.T) {
 		}
 	}
 	rs, _ := ReadResults(dir)
-	if len(rs) != 4 { // per generation: vs best, vs random
-		t.Fatalf("%d results", len(rs))
+	// generation 1: vs the best (gen-0000), vs random; generation 2: vs the best, the ladder's other
+	// one generation back (gen-0000 or gen-0001, whichever is not the best), vs random
+	if len(rs) != 5 {
+		t.Fatalf("%d results: %+v", len(rs), rs)
+	}
+	opp := map[string]int{}
+	for _, r := range rs {
+		opp[r.A+" "+r.B]++
+		if r.Pairs == nil || r.Pairs[0]+r.Pairs[1]+r.Pairs[2]+r.Pairs[3]+r.Pairs[4] != (r.Wins+r.Draws+r.Losses)/2 {
+			t.Errorf("result %+v: pairs do not add up", r)
+		}
+	}
+	if opp["gen-0002 gen-0001"] != 1 || opp["gen-0002 gen-0000"] != 1 || opp["gen-0001 gen-0000"] != 1 {
+		t.Errorf("matches %v", opp)
 	}
 }
 

@@ -16,8 +16,12 @@ type Metrics struct {
 	Train      TrainMetrics       `json:"train"`
 	Eval       EvalMetrics        `json:"eval"`
 	Best       string             `json:"best"`              // the best network after this generation
-	Ratings    map[string]float64 `json:"ratings,omitempty"` // Elo of every player so far (random = 0)
-	Elapsed    float64            `json:"elapsed_s"`
+	Ratings    map[string]float64 `json:"ratings,omitempty"` // Elo of every player so far (RatingAnchor = 0)
+	// RatingAnchor is the player fixed at Elo 0 (gen-0000 once the ladder reaches it, else random);
+	// Elo is this generation's rating against it with its 95% interval, as fitted at the time.
+	RatingAnchor string    `json:"rating_anchor,omitempty"`
+	Elo          *Interval `json:"elo,omitempty"`
+	Elapsed      float64   `json:"elapsed_s"`
 }
 
 // SelfPlayMetrics summarises a generation's self-play.
@@ -58,6 +62,8 @@ type EvalMetrics struct {
 	VsBest    float64            `json:"vs_best"` // candidate's score against the previous best
 	Promoted  bool               `json:"promoted"`
 	Baselines map[string]float64 `json:"baselines"` // candidate's score against each baseline
+	// Ladder is the candidate's score against each earlier generation it played (evaluation.ladder).
+	Ladder map[string]float64 `json:"ladder,omitempty"`
 	// Skipped: no evaluation, because no training step ran (the candidate is the network already
 	// evaluated: the previous candidate, or the initial one).
 	Skipped bool `json:"skipped,omitempty"`
@@ -107,7 +113,9 @@ func (m *Metrics) Summary(total int) string {
 	for _, n := range names {
 		fmt.Fprintf(&b, ", vs %s %.2f", n, m.Eval.Baselines[n])
 	}
-	if e, ok := m.Ratings[GenName(m.Generation)]; ok {
+	if e := m.Elo; e != nil {
+		fmt.Fprintf(&b, "; elo %+.0f [%+.0f, %+.0f] vs %s", e.Value, e.Low, e.High, m.RatingAnchor)
+	} else if e, ok := m.Ratings[GenName(m.Generation)]; ok {
 		fmt.Fprintf(&b, "; elo %+.0f", e)
 	}
 	fmt.Fprintf(&b, " [%.0fs]", m.Elapsed)

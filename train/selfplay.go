@@ -99,9 +99,14 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		return SelfPlayStats{}, err
 	}
 	defer b.Close()
-	var leaf mcts.Evaluator = b
+	// with a rollout mix, each game's rollouts are seeded by its own game seed (numbered over the
+	// whole run, so also differing per generation): a position recurring across games, such as an
+	// opening, gets fresh random rollouts instead of the same noise every time
+	var perGame func(uint64) mcts.Evaluator
 	if c.SelfPlay.RolloutMix > 0 {
-		leaf = &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: c.SelfPlay.RolloutPlayouts, Seed: o.Seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
+		perGame = func(seed uint64) mcts.Evaluator {
+			return &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: c.SelfPlay.RolloutPlayouts, Seed: seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
+		}
 	}
 	var st SelfPlayStats
 	var mu sync.Mutex
@@ -114,9 +119,9 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		return SelfPlayStats{}, err
 	}
 	start := time.Now()
-	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), leaf, selfplay.RunOptions{
+	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame,
-		Opponent: opponent,
+		Opponent: opponent, Evaluator: perGame,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
 			if err := o.Writer.Append(rec); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,31 +19,54 @@ import (
 
 // ArenaOptions configures `yinsh arena`.
 type ArenaOptions struct {
-	Out, Err   io.Writer
-	A, B       string
-	Games      int
-	Sims       int
-	Parallel   int
-	Seed       uint64
-	Variant    env.Variant
-	Results    string // results file to append to ("" for none)
-	SPRTElo1   float64
-	Gumbel     bool
-	RolloutMix float64
-	Leaves     int
+	Out, Err     io.Writer
+	A, B         string
+	Games        int
+	Sims         int
+	SimsSet      bool // --sims was given (with --movetime it is then a cap, else there is none)
+	Parallel     int
+	Seed         uint64
+	Variant      env.Variant
+	Results      string // results file to append to ("" for none, "auto" next to the rated run)
+	Record       string // game record file to write ("" for none)
+	Force        bool   // overwrite an existing record file
+	Openings     string // opening file ("" for random openings)
+	OpeningPlies int
+	MoveTime     time.Duration
+	SPRTElo0     float64
+	SPRTElo1     float64
+	Gumbel       bool
+	RolloutMix   float64
+	Leaves       int
 }
+
+// unlimitedSims caps the simulations of a search bounded by --movetime alone.
+const unlimitedSims = 10_000_000
 
 func newArenaCmd() *cobra.Command { return newCmdArena(nil) }
 
 func newCmdArena(runF func(*ArenaOptions) error) *cobra.Command {
 	opts := &ArenaOptions{}
 	var variant string
+	var movetime int
 	cmd := &cobra.Command{
 		Use:   "arena --a PLAYER --b PLAYER --games N",
-		Short: "Play two players against each other and report score, Elo difference and SPRT verdict",
-		Long: `Play two players against each other with alternating colours, games in parallel, fixed seeds.
-PLAYER is a checkpoint file, random, heuristic or rollout:N (pure MCTS with N random-rollout
-simulations). --sims sets the simulations of checkpoint players.`,
+		Short: "Play two players in game pairs from varied openings; report score, Elo and a GSPRT verdict",
+		Long: `Play two players against each other as a sequence of game pairs (as Fishtest and cutechess-cli
+do): both games of a pair start from the same opening with colours swapped, so every game differs
+even between deterministic players and the opening's bias cancels out. An opening is
+--opening-plies random ring placements, or a line of --openings FILE (action tokens or a position
+text). Games run in parallel with fixed seeds.
+
+PLAYER is a checkpoint file, random, heuristic, rollout:N (pure MCTS with N random-rollout
+simulations) or engine:"CMD ARGS" (an external program speaking the engine protocol). --sims sets
+the simulations of checkpoint players. --movetime MS bounds every searching player by time instead
+(simulations then cap it: --sims if given, rollout:N's N): players of different cost compared at
+equal time.
+
+The report gives wins, draws and losses, the pentanomial counts of the pairs, Elo and normalised
+Elo with 95% intervals, a GSPRT verdict (Fishtest's generalised SPRT on the pentanomial), and each
+side's mean and maximum time per move.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := env.ParseVariant(variant)
@@ -60,7 +84,17 @@ simulations). --sims sets the simulations of checkpoint players.`,
 				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
 			case opts.Parallel < 1:
 				return fmt.Errorf("--parallel must be at least 1, got %d", opts.Parallel)
+			case opts.OpeningPlies < 0 || opts.OpeningPlies > selfplay.MaxOpeningPlies:
+				return fmt.Errorf("--opening-plies must be in [0, %d] (ring placements), got %d", selfplay.MaxOpeningPlies, opts.OpeningPlies)
+			case movetime < 0:
+				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
+			case movetime > 0 && opts.Gumbel:
+				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
+			case !(opts.SPRTElo1 > opts.SPRTElo0):
+				return fmt.Errorf("--sprt-elo1 (%g) must be above --sprt-elo0 (%g)", opts.SPRTElo1, opts.SPRTElo0)
 			}
+			opts.MoveTime = time.Duration(movetime) * time.Millisecond
+			opts.SimsSet = cmd.Flags().Changed("sims")
 			opts.Variant, opts.Out, opts.Err = v, cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {
 				return runF(opts)
@@ -69,19 +103,54 @@ simulations). --sims sets the simulations of checkpoint players.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.A, "a", "", "player A: checkpoint file, random, heuristic or rollout:N")
+	f.StringVar(&opts.A, "a", "", `player A: checkpoint file, random, heuristic, rollout:N or engine:"CMD ARGS"`)
 	f.StringVar(&opts.B, "b", "", "player B")
-	f.IntVar(&opts.Games, "games", 100, "number of games (colours alternate)")
-	f.IntVar(&opts.Sims, "sims", 200, "simulations per decision for checkpoint players")
-	f.IntVar(&opts.Parallel, "parallel", 2, "games played at once")
-	f.Uint64Var(&opts.Seed, "seed", 1, "random seed")
+	f.IntVar(&opts.Games, "games", 100, "number of games (pairs of two; an odd last game is unpaired)")
+	f.IntVar(&opts.Sims, "sims", 200, "simulations per decision for checkpoint players (with --movetime: a cap, none unless given)")
+	f.IntVar(&movetime, "movetime", 0, "milliseconds per decision for searching players (0: bounded by simulations)")
+	f.IntVar(&opts.Parallel, "parallel", 2, "games played at once (keep at most the cores with --movetime)")
+	f.Uint64Var(&opts.Seed, "seed", 1, "random seed (players and random openings)")
 	f.StringVar(&variant, "variant", "standard", "rules variant: standard or blitz")
-	f.StringVar(&opts.Results, "results", train.ResultsFileName, "append the result to this JSONL file (\"\" for none)")
-	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "SPRT H1 Elo difference (H0 is 0; alpha = beta = 0.05)")
+	f.StringVar(&opts.Openings, "openings", "", "opening file: one opening per line, action tokens or a position text (default: random openings)")
+	f.IntVar(&opts.OpeningPlies, "opening-plies", selfplay.DefaultOpeningPlies, "random ring placements that open each pair (without --openings)")
+	f.StringVar(&opts.Record, "record", "", "write every game to this file, one line each (tokens, then opening, colours and result; yinsh replay reads it)")
+	f.BoolVar(&opts.Force, "force", false, "overwrite an existing --record file")
+	f.StringVar(&opts.Results, "results", "auto", "append the result to this JSONL file (\"\" for none; auto: RUN/"+arenaResultsName+" when a player is a checkpoint of run RUN, else ./"+train.ResultsFileName+")")
+	f.Float64Var(&opts.SPRTElo0, "sprt-elo0", 0, "GSPRT H0 Elo difference (logistic)")
+	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "GSPRT H1 Elo difference (logistic; alpha = beta = 0.05)")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
 	f.Float64Var(&opts.RolloutMix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	return cmd
+}
+
+// arenaResultsName is the results file arena writes into a run directory by default; `yinsh ratings
+// RUN` reads it with the run's own results.jsonl (both match results*.jsonl).
+const arenaResultsName = "results-arena.jsonl"
+
+// defaultResults returns where arena appends its result by default: next to the run of the first
+// player that is a checkpoint inside a run directory (RUN/checkpoints/NAME.ckpt with RUN/state.json),
+// else results.jsonl in the current directory.
+func defaultResults(players ...string) string {
+	for _, p := range players {
+		dir := filepath.Dir(filepath.Dir(p))
+		if filepath.Base(filepath.Dir(p)) != "checkpoints" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, train.StateFile)); err == nil {
+			return filepath.Join(dir, arenaResultsName)
+		}
+	}
+	return train.ResultsFileName
+}
+
+// ratedName is the name a player gets in results: its spec, with "@MSms" for searching players under
+// a time control (a different strength than the same player bounded by simulations).
+func ratedName(spec, name string, movetime time.Duration) string {
+	if movetime <= 0 || spec == "random" || spec == "heuristic" {
+		return name
+	}
+	return fmt.Sprintf("%s@%dms", name, movetime.Milliseconds())
 }
 
 func arenaRun(ctx context.Context, opts *ArenaOptions) error {
@@ -93,8 +162,19 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	if !(opts.RolloutMix >= 0 && opts.RolloutMix <= 1) {
 		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.RolloutMix)
 	}
-	popts := selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
-		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel}
+	sims := opts.Sims
+	if opts.MoveTime > 0 && !opts.SimsSet {
+		sims = unlimitedSims
+	}
+	popts := selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
+		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime}
+	var openings []selfplay.Opening
+	if opts.Openings != "" {
+		var err error
+		if openings, err = selfplay.LoadOpenings(opts.Openings, opts.Variant); err != nil {
+			return fmt.Errorf("--openings: %w", err)
+		}
+	}
 	fa, err := selfplay.ParsePlayer(opts.A, popts)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
@@ -103,39 +183,76 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
+	nameA, nameB := ratedName(opts.A, opts.A, opts.MoveTime), ratedName(opts.B, opts.B, opts.MoveTime)
+	var rec *recordWriter
+	if opts.Record != "" {
+		if rec, err = createRecord(opts.Record, opts.Force, nameA, nameB, opts); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		defer rec.Close()
+	}
 	bar := progress.New(opts.Err, opts.Games, "arena", 10*time.Second)
 	start := time.Now()
 	res, err := selfplay.Match(ctx, fa, fb, selfplay.MatchOptions{
 		Games: opts.Games, Parallel: opts.Parallel, Seed: opts.Seed, Variant: opts.Variant,
-		OnGame: func(done int, r selfplay.MatchResult) {
+		Openings: openings, OpeningPlies: opts.OpeningPlies,
+		OnGame: func(done int, r selfplay.MatchResult, g selfplay.GameRecord) error {
 			bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses))
+			if g.Forfeit >= 0 {
+				fmt.Fprintf(opts.Err, "game %d: %s loses by forfeit: %s\n", g.Game+1, env.Color(g.Forfeit), g.Reason)
+			}
+			if rec != nil {
+				return rec.write(g, nameA, nameB)
+			}
+			return nil
 		},
 	})
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	res.A, res.B = opts.A, opts.B
-	printMatch(opts.Out, res, opts.SPRTElo1, time.Since(start))
-	if opts.Results != "" {
-		r := train.Result{A: opts.A, B: opts.B, Wins: res.Wins, Draws: res.Draws, Losses: res.Losses, Sims: opts.Sims, Time: time.Now().UTC().Format(time.RFC3339)}
-		if err := train.AppendResult(opts.Results, r); err != nil {
+	if rec != nil {
+		if err := rec.Close(); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
+	res.A, res.B = nameA, nameB
+	printMatch(opts.Out, res, opts.SPRTElo0, opts.SPRTElo1, time.Since(start))
+	results := opts.Results
+	if results == "auto" {
+		results = defaultResults(opts.A, opts.B)
+	}
+	if results != "" {
+		r := train.ResultOf(res, nameA, nameB)
+		r.Sims, r.MoveTimeMS = opts.Sims, int(opts.MoveTime.Milliseconds())
+		if opts.MoveTime > 0 && !opts.SimsSet {
+			r.Sims = 0
+		}
+		if err := train.AppendResult(results, r); err != nil {
 			return fmt.Errorf("--results: %w", err)
 		}
+		fmt.Fprintf(opts.Out, "results: appended to %s\n", results)
 	}
 	return nil
 }
 
 // printMatch prints a match summary from A's view.
-func printMatch(w io.Writer, r selfplay.MatchResult, elo1 float64, elapsed time.Duration) {
-	e := train.EloDiff(r.Wins, r.Draws, r.Losses)
-	sprt := train.SPRT{Elo0: 0, Elo1: elo1, Alpha: 0.05, Beta: 0.05}
-	llr, lo, hi := sprt.LLR(r.Wins, r.Draws, r.Losses)
+func printMatch(w io.Writer, r selfplay.MatchResult, elo0, elo1 float64, elapsed time.Duration) {
+	rep := train.Report(r, elo0, elo1)
 	fmt.Fprintf(w, "%s vs %s: %d games in %s\n", r.A, r.B, r.Games(), elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "wins: %d\ndraws: %d\nlosses: %d\n", r.Wins, r.Draws, r.Losses)
+	if r.Forfeits != [2]int{} {
+		fmt.Fprintf(w, "forfeits: %s %d, %s %d\n", r.A, r.Forfeits[0], r.B, r.Forfeits[1])
+	}
 	fmt.Fprintf(w, "score: %.4f\n", r.Score())
-	fmt.Fprintf(w, "elo: %+.1f [%+.1f, %+.1f] (95%%)\n", e.Value, e.Low, e.High)
-	fmt.Fprintf(w, "sprt: %s (llr %.2f, bounds [%.2f, %.2f], elo0 0, elo1 %g)\n", sprt.Verdict(r.Wins, r.Draws, r.Losses), llr, lo, hi, elo1)
+	for _, line := range rep {
+		fmt.Fprintln(w, line)
+	}
+	for i, name := range []string{r.A, r.B} {
+		t := r.Times[i]
+		fmt.Fprintf(w, "time per move: %s mean %.3f ms, max %.3f ms (%d moves)\n", name,
+			float64(t.Mean().Microseconds())/1000, float64(t.Max.Microseconds())/1000, t.Moves)
+	}
 }
 
 // RatingsOptions configures `yinsh ratings`.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,10 @@ type EngineOptions struct {
 	Seed    uint64
 	Variant env.Variant
 	Mix     float64
+	// MoveTime bounds searching players by time (0: by simulations); SimsSet: --sims was given and
+	// then caps the timed search.
+	MoveTime time.Duration
+	SimsSet  bool
 }
 
 func newEngineCmd() *cobra.Command { return newCmdEngine(nil) }
@@ -28,6 +33,7 @@ func newEngineCmd() *cobra.Command { return newCmdEngine(nil) }
 func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	opts := &EngineOptions{}
 	var variant, logLevel string
+	var movetime int
 	cmd := &cobra.Command{
 		Use:   "engine [--player PLAYER] [--sims N] [--variant standard|blitz] [--seed S]",
 		Short: "Speak the YINSH engine protocol (GTP-style) on stdin/stdout for game clients",
@@ -45,6 +51,10 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if opts.Sims < 1 {
 				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
 			}
+			if movetime < 0 {
+				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
+			}
+			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level: %w", err)
@@ -61,6 +71,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 		"player: random, heuristic, rollout:N or a checkpoint file (default heuristic until network players exist)")
 	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per decision for checkpoint players (rollout:N uses N)")
+	cmd.Flags().IntVar(&movetime, "movetime", 0, "milliseconds per decision for searching players (0: bounded by --sims; with it, --sims caps only if given)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the player (same seed and commands, same answers)")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant of the first game: standard or blitz")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
@@ -70,6 +81,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 func engineRun(opts *EngineOptions) error {
 	e, err := engine.New(engine.Options{
 		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
+		MoveTime: opts.MoveTime, SimsSet: opts.SimsSet,
 	})
 	if err != nil {
 		return err

@@ -192,6 +192,7 @@ func TestEngineBinaryCommands(t *testing.T) {
 		"protocol_version", "name", "version", "list_commands", "known_command play", "help genmove",
 		"set", "set sims 10", "set seed 3", "set player heuristic", "newgame blitz", "position", "turn", "legal",
 		"play e5", "undo", "genmove", "genmove_info", "eval 3", "moves", "showboard", "result",
+		"time_settings 0 1 1", "time_left w 1 1", "set movetime 0",
 	} {
 		a := p.send(line)
 		used[strings.Fields(line)[0]] = true
@@ -199,7 +200,7 @@ func TestEngineBinaryCommands(t *testing.T) {
 			t.Errorf("%q: ? %s", line, a.Text)
 		}
 	}
-	if got := p.must("set"); got != "player heuristic\nsims 10\nseed 3\nvariant blitz" {
+	if got := p.must("set"); got != "player heuristic\nsims 10\nseed 3\nvariant blitz\nmovetime 0" {
 		t.Errorf("set: %q", got)
 	}
 	if got := p.must("showboard"); !strings.HasPrefix(got, "\n11 ") || !strings.Contains(got, "blitz, rings removed 0-0") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,11 +23,15 @@ type PlayOptions struct {
 	Variant env.Variant
 	Seed    uint64
 	Mix     float64 // the agent's leaf value mix with random rollouts
+	// MoveTime bounds the agent's search by time (0: by Sims); Sims then caps it only if SimsSet.
+	MoveTime time.Duration
+	SimsSet  bool
 }
 
 func newPlayCmd() *cobra.Command {
 	opts := &PlayOptions{}
 	var checkpoint, as, variant string
+	var movetime int
 	cmd := &cobra.Command{
 		Use:   "play --checkpoint FILE [--sims N] [--as white|black]",
 		Short: "Play against an agent in the terminal",
@@ -60,6 +65,10 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 			if opts.Sims < 1 {
 				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
 			}
+			if movetime < 0 {
+				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
+			}
+			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
 			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
 			return playRun(opts)
 		},
@@ -67,7 +76,8 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 	f := cmd.Flags()
 	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint")
 	f.StringVar(&opts.Player, "player", "", "or another agent: random, heuristic, rollout:N")
-	f.IntVar(&opts.Sims, "sims", 200, "search simulations per agent action")
+	f.IntVar(&opts.Sims, "sims", 200, "search simulations per agent action (with --movetime: a cap, none unless given)")
+	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action (0: bounded by --sims)")
 	f.StringVar(&as, "as", "white", "your colour: white or black")
 	f.StringVar(&variant, "variant", "standard", "rules variant: standard or blitz")
 	f.Uint64Var(&opts.Seed, "seed", 1, "the agent's random seed")
@@ -76,7 +86,11 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 }
 
 func playRun(opts *PlayOptions) error {
-	factory, err := selfplay.ParsePlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix)})
+	sims := opts.Sims
+	if opts.MoveTime > 0 && !opts.SimsSet {
+		sims = unlimitedSims
+	}
+	factory, err := selfplay.ParsePlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix), MoveTime: opts.MoveTime})
 	if err != nil {
 		return err
 	}
@@ -88,7 +102,11 @@ func playRun(opts *PlayOptions) error {
 	in := bufio.NewScanner(opts.In)
 	s := env.NewState(opts.Variant)
 	var history []env.State
-	fmt.Fprintf(out, "You play %s against %s (%s, %d simulations). Type help for commands.\n\n", opts.As, agent.Name(), opts.Variant, opts.Sims)
+	budget := fmt.Sprintf("%d simulations", opts.Sims)
+	if opts.MoveTime > 0 {
+		budget = fmt.Sprintf("%v a move", opts.MoveTime)
+	}
+	fmt.Fprintf(out, "You play %s against %s (%s, %s). Type help for commands.\n\n", opts.As, agent.Name(), opts.Variant, budget)
 	fmt.Fprint(out, s)
 	for !s.IsTerminal() {
 		if s.CurrentPlayer() != opts.As {

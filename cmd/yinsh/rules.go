@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // positionFlags are the flags of every command that starts from a position.
@@ -108,6 +110,7 @@ type ReplayOptions struct {
 	SGF         bool
 	LegalCounts bool
 	Variant     env.Variant
+	Game        int // in a game record file: the game to replay (0: all, one line each)
 }
 
 func newReplayCmd() *cobra.Command { return newCmdReplay(nil) }
@@ -116,7 +119,7 @@ func newCmdReplay(runF func(*ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{}
 	var variant string
 	cmd := &cobra.Command{
-		Use:   "replay [--legal-counts] [--sgf] FILE|-",
+		Use:   "replay [--legal-counts] [--sgf] [--game N] FILE|-",
 		Short: "Replay a game (action tokens or a boardspace SGF record), checking every action",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -145,6 +148,7 @@ func newCmdReplay(runF func(*ReplayOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.SGF, "sgf", false, "the input is a boardspace SGF record (implied by a .sgf file name)")
+	cmd.Flags().IntVar(&opts.Game, "game", 0, "in a game record file (yinsh arena --record), replay game N only (default: every game, one line each)")
 	cmd.Flags().BoolVar(&opts.LegalCounts, "legal-counts", false, "print '<ply> <w|b> <legal actions before it> <token>' per action")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant for token files: standard or blitz (SGF records say their own)")
 	return cmd
@@ -162,7 +166,17 @@ func replayRun(opts *ReplayOptions) error {
 		}
 		acts, lines, v, resigned = g.Actions, g.Lines, g.Variant, g.Resigned
 	} else {
-		toks, err := env.ReadTokens(opts.In)
+		data, err := io.ReadAll(opts.In)
+		if err != nil {
+			return fmt.Errorf("%s: %w", opts.Name, err)
+		}
+		if selfplay.IsRecordFile(data) {
+			return replayRecords(opts, data)
+		}
+		if opts.Game > 0 {
+			return fmt.Errorf("%s: --game needs a game record file (yinsh arena --record), this is a token list", opts.Name)
+		}
+		toks, err := env.ReadTokens(bytes.NewReader(data))
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.Name, err)
 		}
@@ -171,7 +185,68 @@ func replayRun(opts *ReplayOptions) error {
 			lines = append(lines, t.Line)
 		}
 	}
-	s := env.NewState(v)
+	return replayGame(opts, env.NewState(v), acts, lines, resigned)
+}
+
+// replayRecords replays the games of a record file: every game with one summary line (its recorded
+// result checked against the replay), or game opts.Game alone as a token list is replayed.
+func replayRecords(opts *ReplayOptions, data []byte) error {
+	games, err := selfplay.ReadRecords(bytes.NewReader(data), opts.Name)
+	if err != nil {
+		return err
+	}
+	if opts.Game > len(games) {
+		return fmt.Errorf("%s: --game %d: the file holds %d games", opts.Name, opts.Game, len(games))
+	}
+	for i := range games {
+		g := &games[i]
+		if opts.Game > 0 && i+1 != opts.Game {
+			continue
+		}
+		s, err := g.StartState()
+		if err != nil {
+			return fmt.Errorf("%s: line %d: start: %w", opts.Name, g.Line, err)
+		}
+		if opts.Game > 0 {
+			fmt.Fprintf(opts.Out, "game %d: white %s, black %s, opening %d plies\n", g.Game, g.White, g.Black, g.OpeningPlies)
+			lines := make([]int, len(g.Actions))
+			for k := range lines {
+				lines[k] = g.Line
+			}
+			resigned := -1
+			if g.Forfeit == "white" {
+				resigned = int(env.White)
+			} else if g.Forfeit == "black" {
+				resigned = int(env.Black)
+			}
+			return replayGame(opts, s, g.Actions, lines, resigned)
+		}
+		if err := env.Replay(s, g.Actions); err != nil {
+			return fmt.Errorf("%s: line %d: %w", opts.Name, g.Line, err)
+		}
+		got := s.Outcome()
+		note := ""
+		if g.Forfeit != "" {
+			if s.IsTerminal() {
+				return fmt.Errorf("%s: line %d: recorded as a forfeit, but the game is over (%s)", opts.Name, g.Line, got)
+			}
+			got, note = env.WhiteWins, " ("+g.Forfeit+" forfeited: "+g.Reason+")"
+			if g.Forfeit == "white" {
+				got = env.BlackWins
+			}
+		}
+		if got != g.Result {
+			return fmt.Errorf("%s: line %d: recorded result %s, the replay gives %s", opts.Name, g.Line, g.Result, got)
+		}
+		fmt.Fprintf(opts.Out, "game %d: %s (white) vs %s (black): %d actions, result: %s%s\n", g.Game, g.White, g.Black, len(g.Actions), got, note)
+	}
+	fmt.Fprintf(opts.Out, "games: %d\n", len(games))
+	return nil
+}
+
+// replayGame applies acts (from lines) to s, printing legal counts if asked, then the final position
+// and result.
+func replayGame(opts *ReplayOptions, s *env.State, acts []env.Action, lines []int, resigned int) error {
 	var buf []env.Action
 	for i, a := range acts {
 		before := s.CurrentPlayer()
