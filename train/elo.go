@@ -278,18 +278,27 @@ func gateSPRT(r selfplay.MatchResult, elo1 float64) Verdict {
 	return SPRT{Elo0: 0, Elo1: elo1, Alpha: 0.05, Beta: 0.05}.Verdict(r.Wins, r.Draws, r.Losses)
 }
 
-// runRatings fits the ratings of a run directory's results, anchored at gen-0000 when the results
-// reach it (else at random), and returns them with the anchor.
+// runRatings fits the ratings of a run directory's results (see FitRatingsAuto).
 func runRatings(dir string) ([]Rating, string, error) {
 	rs, err := ReadResults(dir)
 	if err != nil {
 		return nil, "", err
 	}
+	return FitRatingsAuto(rs)
+}
+
+// FitRatingsAuto fits ratings anchored at gen-0000 when the results reach it (a training run's
+// ladder), else at random, and returns the anchor used.
+func FitRatingsAuto(rs []Result) ([]Rating, string, error) {
+	var firstErr error
 	for _, anchor := range []string{GenName(0), "random"} {
-		if ratings, err := FitRatings(rs, anchor); err == nil {
+		ratings, err := FitRatings(rs, anchor)
+		if err == nil {
 			return ratings, anchor, nil
 		}
+		if firstErr == nil {
+			firstErr = err
+		}
 	}
-	_, err = FitRatings(rs, GenName(0))
-	return nil, "", err
+	return nil, "", firstErr
 }

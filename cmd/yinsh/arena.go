@@ -265,15 +265,22 @@ type RatingsOptions struct {
 func newRatingsCmd() *cobra.Command {
 	opts := &RatingsOptions{}
 	cmd := &cobra.Command{
-		Use:   "ratings DIR",
-		Short: "Fit Elo ratings for every player from the match results recorded in DIR (anchor random = 0)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "ratings [DIR]",
+		Short: "Fit Elo ratings for every player from the match results recorded in DIR (default .)",
+		Long: `Fit Elo ratings for every player from every results*.jsonl file in DIR (default the current
+directory; a run directory holds results.jsonl from training and results-arena.jsonl from yinsh arena):
+maximum likelihood of all match results under the Bradley-Terry model with draws, with 95% intervals.
+The anchor is fixed at 0: gen-0000 when the results reach it (a training run), else random.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir, opts.Out = args[0], cmd.OutOrStdout()
+			opts.Dir, opts.Out = ".", cmd.OutOrStdout()
+			if len(args) == 1 {
+				opts.Dir = args[0]
+			}
 			return ratingsRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Anchor, "anchor", "random", "player fixed at Elo 0")
+	cmd.Flags().StringVar(&opts.Anchor, "anchor", "", "player fixed at Elo 0 (default: gen-0000 if rated, else random)")
 	return cmd
 }
 
@@ -282,7 +289,13 @@ func ratingsRun(opts *RatingsOptions) error {
 	if err != nil {
 		return err
 	}
-	rs, err := train.FitRatings(results, opts.Anchor)
+	anchor := opts.Anchor
+	var rs []train.Rating
+	if anchor == "" {
+		rs, anchor, err = train.FitRatingsAuto(results)
+	} else {
+		rs, err = train.FitRatings(results, anchor)
+	}
 	if err != nil {
 		return err
 	}
@@ -290,5 +303,6 @@ func ratingsRun(opts *RatingsOptions) error {
 	for _, r := range rs {
 		fmt.Fprintf(opts.Out, "%-40s %+8.1f [%+8.1f, %+8.1f] %7d\n", r.Player, r.Elo.Value, r.Elo.Low, r.Elo.High, r.Games)
 	}
+	fmt.Fprintf(opts.Out, "anchor: %s = 0, %d results\n", anchor, len(results))
 	return nil
 }
