@@ -156,7 +156,8 @@ func TestNElo(t *testing.T) {
 	}
 	// a trinomial without draws: t = (s-½)/sqrt(s(1-s))
 	n, _ = NElo(Trinomial{Losses: 40, Wins: 60})
-	if want := NEloPerT * 0.1 / math.Sqrt(0.24); math.Abs(n.Value-want) > 1e-9 || !(n.Low < n.Value && n.Value < n.High) {
+	// (the regularised empty draw bin moves it by 5e-6 relative)
+	if want := NEloPerT * 0.1 / math.Sqrt(0.24); math.Abs(n.Value-want) > 1e-4*want || !(n.Low < n.Value && n.Value < n.High) {
 		t.Errorf("60-0-40: %+v, want value %.6f", n, want)
 	}
 	// a pentanomial's nElo is per game: its pair t-value divided by √2

@@ -22,7 +22,13 @@ func ExampleGSPRT() {
 			panic(err)
 		}
 		elo, _ := stats.Elo(r)
-		fmt.Printf("%-28v LLR %7.2f [%.2f, %.2f] %-8s Elo %6.1f [%6.1f, %6.1f]\n", r, d.LLR, d.Lower, d.Upper, d.Verdict, elo.Value, elo.Low, elo.High)
+		fmt.Printf("%-33v LLR %7.2f [%.2f, %.2f] %-8s Elo %6.1f [%6.1f, %6.1f]\n", r, d.LLR, d.Lower, d.Upper, d.Verdict, elo.Value, elo.Low, elo.High)
 	}
 	// Output:
+	// 1-0-0                             LLR    0.08 [-2.94, 2.94] continue Elo   +Inf [-306.1,   +Inf]
+	// 10-0-0                            LLR    0.83 [-2.94, 2.94] continue Elo   +Inf [ 269.7,   +Inf]
+	// [1, 10, 78, 48, 13]               LLR   10.87 [-2.94, 2.94] H1       Elo   72.9 [  50.9,   95.9]
+	// [100, 250, 300, 250, 100]         LLR  -11.39 [-2.94, 2.94] H0       Elo    0.0 [ -12.3,   12.3]
+	// 400-300-300                       LLR    7.03 [-2.94, 2.94] H1       Elo   34.9 [  16.8,   53.0]
+	// [1000, 10000, 20000, 10000, 1200] LLR -800.40 [-2.94, 2.94] H0       Elo    1.6 [   0.3,    3.0]
 }

@@ -109,8 +109,9 @@ const kElo = math.Ln10 / 400
 // the previous one is rated above it by what their own games say, and ratings keep rising with
 // the ladder. What remains is the pull of the virtual draws of pairs that did play: a sweep of
 // a much weaker opponent (10-0 against random) bounds the gap from below only, so that pair's
-// virtual draws set how far above it the winner ends up, and a player that swept the anchor is
-// pulled toward it (in the ladder test where every generation also beat the anchor 10-0, the
+// virtual draws set how far above it the winner ends up (an n-0 sweep alone puts the winner
+// about drawElo + 400·log10(n/VirtualDraws) above the loser), and every player that swept the
+// anchor is pulled toward it (in the ladder test where every generation also beat the anchor 10-0, the
 // lowest generation is rated 60 instead of about 385, though the ladder still rises strictly).
 // Link players to opponents of similar strength to rate them well. The virtual draws enter
 // drawElo's fit too, as in bayeselo, and push it up a little for small samples.
