@@ -1,0 +1,5 @@
+//go:build !unix
+
+package protocol_test
+
+func processExists(pid int) bool { return false }
