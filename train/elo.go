@@ -1,34 +1,16 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize"
-
 	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/train/stats"
 )
 
-// Elo conventions: ratings are on the logistic Elo scale, the expected score of A against B is
-// 1/(1+10^((Rb-Ra)/400)); a draw counts half a win.
-
-// ExpectedScore returns the expected score for an Elo difference.
-func ExpectedScore(elo float64) float64 { return 1 / (1 + math.Pow(10, -elo/400)) }
-
-// EloFromScore returns the Elo difference for a score fraction (±Inf at 1 and 0).
-func EloFromScore(s float64) float64 {
-	switch {
-	case s <= 0:
-		return math.Inf(-1)
-	case s >= 1:
-		return math.Inf(1)
-	}
-	return 400 * math.Log10(s/(1-s))
-}
+// Elo conventions: logistic Elo, the expected score of A against B is 1/(1+10^((Rb-Ra)/400)); a draw
+// counts half a win. The statistics are train/stats' (Fishtest's formulas, BayesElo's ratings).
 
 // Interval is an estimate with a 95% confidence interval.
 type Interval struct {
@@ -47,77 +29,28 @@ func (i Interval) finite() bool {
 	return true
 }
 
-// EloDiff estimates the Elo difference of a match (from A's view, w/d/l are A's wins, draws,
-// losses) with a 95% interval: Wilson's score interval, generalised to draws. The bounds are the
-// expected scores p at which the observed score s lies 1.96 standard errors away, with the per-game
-// variance p(1-p) - δ/4 of a result that is a draw with the observed frequency δ:
-//
-//	(s-p)² = z²/n · (p(1-p) - δ/4)
-//
-// Unlike the plain normal approximation (s ± z·se from the observed variance) it stays inside (0, 1)
-// and is finite when every game had the same result: 100 wins in 100 games give [+566, +Inf]
-// rather than [+Inf, +Inf]. Without draws it is Wilson's interval.
-func EloDiff(w, d, l int) Interval {
-	n := float64(w + d + l)
-	if n == 0 {
-		return Interval{0, math.Inf(-1), math.Inf(1)}
+func intervalOf(i stats.Interval) Interval { return Interval{i.Value, i.Low, i.High} }
+
+// MatchStats returns the results of a match for the statistics: the pentanomial of its game pairs
+// when every game is in a complete pair, else the trinomial of its games (an odd game count, or an
+// unpaired record).
+func MatchStats(m selfplay.MatchResult) (stats.Results, string) {
+	p := stats.Pentanomial(m.Pairs)
+	if g := m.Games(); g > 0 && p.Games() == g {
+		return p, "pentanomial"
 	}
-	s := (float64(w) + 0.5*float64(d)) / n
-	delta := float64(d) / n
-	k := 1.96 * 1.96 / n
-	// (1+k)p² - (2s+k)p + s² + kδ/4 = 0
-	a, b, c := 1+k, -(2*s + k), s*s+k*delta/4
-	disc := math.Max(b*b-4*a*c, 0)
-	lo, hi := (-b-math.Sqrt(disc))/(2*a), (-b+math.Sqrt(disc))/(2*a)
-	if s == 1 { // the root is exactly 1 (and 0 for s = 0), not 1 - ε from rounding
-		hi = 1
-	} else if s == 0 {
-		lo = 0
-	}
-	return Interval{EloFromScore(s), EloFromScore(lo), EloFromScore(hi)}
+	return stats.Trinomial{Losses: m.Losses, Draws: m.Draws, Wins: m.Wins}, "trinomial"
 }
 
-// SPRT is a sequential probability ratio test of H0: elo = Elo0 against H1: elo = Elo1, with error
-// rates Alpha (accepting H1 when H0 holds) and Beta, using the normal (trinomial) approximation
-// of the log-likelihood ratio as in Fishtest.
-type SPRT struct{ Elo0, Elo1, Alpha, Beta float64 }
-
-// Verdict of an SPRT.
-type Verdict string
-
-const (
-	AcceptH1 Verdict = "H1 (stronger)"
-	AcceptH0 Verdict = "H0 (not stronger)"
-	Continue Verdict = "continue"
-)
-
-// LLR returns the log-likelihood ratio of the results and the test's lower and upper bounds.
-func (t SPRT) LLR(w, d, l int) (llr, lower, upper float64) {
-	lower = math.Log(t.Beta / (1 - t.Alpha))
-	upper = math.Log((1 - t.Beta) / t.Alpha)
-	n := float64(w + d + l)
-	if n == 0 {
-		return 0, lower, upper
+// gateSPRT is the promotion gate's test of a match: the logistic GSPRT of H0 elo 0 against H1 elo1
+// (alpha = beta = 0.05) on the match's pairs.
+func gateSPRT(r selfplay.MatchResult, elo1 float64) stats.Verdict {
+	res, _ := MatchStats(r)
+	d, err := stats.GSPRT{Elo0: 0, Elo1: elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}.Test(res)
+	if err != nil {
+		return stats.Continue
 	}
-	s := (float64(w) + 0.5*float64(d)) / n
-	v := (float64(w)*(1-s)*(1-s) + float64(d)*(0.5-s)*(0.5-s) + float64(l)*s*s) / n
-	if v <= 0 {
-		v = 1e-6 // all results equal: keep the statistic finite
-	}
-	s0, s1 := ExpectedScore(t.Elo0), ExpectedScore(t.Elo1)
-	return n * (s1 - s0) * (2*s - s0 - s1) / (2 * v), lower, upper
-}
-
-// Verdict returns the decision for the results so far.
-func (t SPRT) Verdict(w, d, l int) Verdict {
-	llr, lo, hi := t.LLR(w, d, l)
-	switch {
-	case llr >= hi:
-		return AcceptH1
-	case llr <= lo:
-		return AcceptH0
-	}
-	return Continue
+	return d.Verdict
 }
 
 // Result is one match's outcome between players A and B, from A's view.
@@ -151,131 +84,26 @@ type Rating struct {
 	Games  int
 }
 
-// FitRatings fits Elo ratings to all results by maximum likelihood (Bradley-Terry on the Elo scale,
-// draws as half a win each way), anchoring the player named anchor at 0. A weak prior — one virtual
-// draw between every player and the anchor — keeps ratings finite for players that always won or
-// always lost. Intervals come from the inverse observed information.
+// FitRatings fits Elo ratings to all results by maximum a posteriori under BayesElo's model
+// (Bradley-Terry with a fitted draw Elo; two virtual draws between every two players who met as the
+// prior, so a clean sweep stays finite without tying everyone to the anchor), the player named
+// anchor fixed at 0, best first. Ratings and intervals (inverse Hessian) are shown on the logistic
+// scale as bayeselo shows them (the model's ratings times its draw-dependent scale).
 func FitRatings(results []Result, anchor string) ([]Rating, error) {
-	idx := map[string]int{anchor: 0}
-	names := []string{anchor}
+	ms := make([]stats.Match, 0, len(results))
 	for _, r := range results {
-		for _, p := range []string{r.A, r.B} {
-			if _, ok := idx[p]; !ok {
-				idx[p] = len(names)
-				names = append(names, p)
-			}
-		}
+		ms = append(ms, stats.Match{A: r.A, B: r.B, Wins: r.Wins, Draws: r.Draws, Losses: r.Losses})
 	}
-	n := len(names)
-	if n < 2 {
-		return nil, errors.New("train: ratings need results between at least two players")
+	fit, _, err := stats.FitRatingsFallback(ms, stats.RatingOptions{Anchor: anchor})
+	if err != nil {
+		return nil, fmt.Errorf("train: ratings: %w", err)
 	}
-	// score[i][j]: points i scored against j; games[i][j]: games between them
-	score := make([][]float64, n)
-	games := make([][]float64, n)
-	for i := range score {
-		score[i] = make([]float64, n)
-		games[i] = make([]float64, n)
+	out := make([]Rating, len(fit.Ratings))
+	for i, r := range fit.Ratings {
+		k := fit.Scale
+		out[i] = Rating{Player: r.Player, Elo: Interval{k * r.Elo, k * r.Low, k * r.High}, Games: r.Games}
 	}
-	played := make([]int, n)
-	linked := false
-	for _, r := range results {
-		a, b := idx[r.A], idx[r.B]
-		if a == b {
-			continue
-		}
-		g := float64(r.Wins + r.Draws + r.Losses)
-		score[a][b] += float64(r.Wins) + 0.5*float64(r.Draws)
-		score[b][a] += float64(r.Losses) + 0.5*float64(r.Draws)
-		games[a][b] += g
-		games[b][a] += g
-		played[a] += int(g)
-		played[b] += int(g)
-		if a == 0 || b == 0 {
-			linked = true
-		}
-	}
-	if !linked {
-		return nil, fmt.Errorf("train: no results involve the anchor %q", anchor)
-	}
-	for i := 1; i < n; i++ { // prior: one virtual draw with the anchor
-		score[i][0] += 0.5
-		score[0][i] += 0.5
-		games[i][0]++
-		games[0][i]++
-	}
-	const k = math.Ln10 / 400
-	// x holds ratings of players 1..n-1 (the anchor is fixed at 0)
-	rating := func(x []float64, i int) float64 {
-		if i == 0 {
-			return 0
-		}
-		return x[i-1]
-	}
-	negLL := func(x []float64) float64 {
-		var ll float64
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				if games[i][j] == 0 {
-					continue
-				}
-				p := 1 / (1 + math.Exp(-k*(rating(x, i)-rating(x, j))))
-				p = math.Min(math.Max(p, 1e-300), 1-1e-16)
-				ll += score[i][j]*math.Log(p) + score[j][i]*math.Log(1-p)
-			}
-		}
-		return -ll
-	}
-	grad := func(g, x []float64) {
-		clear(g)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				if i == j || games[i][j] == 0 || i == 0 {
-					continue
-				}
-				p := 1 / (1 + math.Exp(-k*(rating(x, i)-rating(x, j))))
-				g[i-1] -= k * (score[i][j] - games[i][j]*p)
-			}
-		}
-	}
-	prob := optimize.Problem{Func: negLL, Grad: grad}
-	res, err := optimize.Minimize(prob, make([]float64, n-1), &optimize.Settings{GradientThreshold: 1e-9}, &optimize.BFGS{})
-	if err != nil && res == nil {
-		return nil, fmt.Errorf("train: rating fit: %w", err)
-	}
-	x := res.X
-	// observed information matrix (without the anchor)
-	info := mat.NewSymDense(n-1, nil)
-	for i := 1; i < n; i++ {
-		for j := 0; j < n; j++ {
-			if i == j || games[i][j] == 0 {
-				continue
-			}
-			p := 1 / (1 + math.Exp(-k*(rating(x, i)-rating(x, j))))
-			h := games[i][j] * k * k * p * (1 - p)
-			info.SetSym(i-1, i-1, info.At(i-1, i-1)+h)
-			if j > i {
-				info.SetSym(i-1, j-1, info.At(i-1, j-1)-h)
-			}
-		}
-	}
-	var cov mat.Dense
-	if err := cov.Inverse(info); err != nil {
-		return nil, fmt.Errorf("train: rating fit: information matrix is singular: %w", err)
-	}
-	out := []Rating{{Player: anchor, Elo: Interval{0, 0, 0}, Games: played[0]}}
-	for i := 1; i < n; i++ {
-		se := math.Sqrt(math.Max(cov.At(i-1, i-1), 0))
-		r := x[i-1]
-		out = append(out, Rating{Player: names[i], Elo: Interval{r, r - 1.96*se, r + 1.96*se}, Games: played[i]})
-	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Elo.Value > out[b].Elo.Value })
 	return out, nil
-}
-
-// gateSPRT is the promotion gate's test of a match.
-func gateSPRT(r selfplay.MatchResult, elo1 float64) Verdict {
-	return SPRT{Elo0: 0, Elo1: elo1, Alpha: 0.05, Beta: 0.05}.Verdict(r.Wins, r.Draws, r.Losses)
 }
 
 // runRatings fits the ratings of a run directory's results (see FitRatingsAuto).

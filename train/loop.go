@@ -16,6 +16,7 @@ import (
 	"github.com/yinsh-zero/yinsh/internal/progress"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/train/stats"
 )
 
 // Run directory layout (every file written atomically or appended line by line with fsync):
@@ -453,7 +454,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		case "score":
 			promote = res.Score() >= ec.GateScore
 		case "sprt":
-			promote = gateSPRT(res, ec.SPRTElo1) == AcceptH1
+			promote = gateSPRT(res, ec.SPRTElo1) == stats.AcceptH1
 		}
 	}
 	em.Promoted = promote

@@ -31,6 +31,11 @@ type RatingOptions struct {
 	// value means no prior (plain maximum likelihood, which has no finite solution when a player
 	// won or lost every game).
 	VirtualDraws float64
+	// FixDrawElo keeps drawElo at DrawElo (≥ 0) instead of fitting it, as bayeselo's plain mm
+	// does. A fitted drawElo has no finite estimate when no game was lost by the stronger side of
+	// any pair (wins and draws only): FitRatingsFallback then fixes it.
+	FixDrawElo bool
+	DrawElo    float64
 }
 
 // Rating is one player's fitted rating. Elo, Low and High are on BayesElo's scale (see
@@ -241,7 +246,13 @@ func FitRatings(matches []Match, opt RatingOptions) (*RatingFit, error) {
 				"a group of players won or lost every game against the rest", strings.Join(unbounded, ", "))
 		}
 	}
-	m := &ratingModel{n: n, anchor: anchor, pairs: pairs, fitDraw: draws+virtual*float64(len(pairs)) > 0}
+	if opt.FixDrawElo && !(opt.DrawElo >= 0 && opt.DrawElo < 2000) {
+		return nil, fmt.Errorf("stats: fixed drawElo %g, want 0..2000", opt.DrawElo)
+	}
+	m := &ratingModel{n: n, anchor: anchor, pairs: pairs, fitDraw: !opt.FixDrawElo && draws+virtual*float64(len(pairs)) > 0}
+	if opt.FixDrawElo {
+		m.fixedDraw = opt.DrawElo
+	}
 	m.index()
 	theta, iters, err := m.maximise(draws+virtual*float64(len(pairs)), decisive)
 	if err != nil {
@@ -274,6 +285,10 @@ func FitRatings(matches []Match, opt RatingOptions) (*RatingFit, error) {
 	if m.fitDraw {
 		fit.DrawElo = theta[np-1]
 		fit.DrawEloStdErr = math.Sqrt(math.Max(cov.At(np-1, np-1), 0))
+	} else {
+		fit.DrawElo = m.fixedDraw
+	}
+	if fit.DrawElo > 0 {
 		x := math.Pow(10, -fit.DrawElo/400)
 		fit.Scale = 4 * x / ((1 + x) * (1 + x))
 	}
@@ -343,7 +358,8 @@ type ratingModel struct {
 	n, anchor int
 	pairs     []pairObs
 	fitDraw   bool
-	param     []int // θ index of each player's rating, -1 for the anchor
+	fixedDraw float64 // drawElo when not fitted
+	param     []int   // θ index of each player's rating, -1 for the anchor
 	size      int
 }
 
@@ -375,7 +391,7 @@ func (m *ratingModel) drawElo(theta []float64) float64 {
 	if m.fitDraw {
 		return theta[m.size-1]
 	}
-	return 0
+	return m.fixedDraw
 }
 
 // eval returns the log-posterior at θ and, when grad (len size) and hess are not nil, fills
@@ -584,4 +600,35 @@ func (m *ratingModel) maximise(draws, decisive float64) ([]float64, int, error) 
 		f = m.eval(theta, grad, hess)
 	}
 	return nil, 200, errors.New("stats: the rating fit did not converge in 200 Newton steps")
+}
+
+// FitRatingsFallback is FitRatings, but when the fitted drawElo has no finite estimate (the
+// likelihood keeps rising along drawElo, as with clean sweeps and no losses anywhere) it refits with
+// drawElo fixed at the value of the overall draw rate (virtual draws included), P(draw | Δ = 0) =
+// tanh(k·drawElo/2), and says so in the second result.
+func FitRatingsFallback(matches []Match, opt RatingOptions) (*RatingFit, bool, error) {
+	fit, err := FitRatings(matches, opt)
+	if err == nil || opt.FixDrawElo {
+		return fit, false, err
+	}
+	var draws, games float64
+	for _, m := range matches {
+		draws += float64(m.Draws)
+		games += float64(m.Wins + m.Draws + m.Losses)
+	}
+	virtual := opt.VirtualDraws
+	if virtual == 0 {
+		virtual = DefaultVirtualDraws
+	}
+	if virtual > 0 {
+		draws += virtual
+		games += virtual
+	}
+	rate := math.Min(math.Max(draws/math.Max(games, 1), 0.01), 0.9)
+	opt.FixDrawElo, opt.DrawElo = true, 2*math.Atanh(rate)/kElo
+	fit2, err2 := FitRatings(matches, opt)
+	if err2 != nil {
+		return nil, false, err // the first error says more
+	}
+	return fit2, true, nil
 }

@@ -325,3 +325,26 @@ func TestBayesEloProbs(t *testing.T) {
 		t.Errorf("log P(draw) %v, direct %v", got, math.Log(d))
 	}
 }
+
+func TestFitRatingsFallbackFixesDrawElo(t *testing.T) {
+	ms := []Match{{A: "x", B: "random", Wins: 4}}
+	if _, err := FitRatings(ms, RatingOptions{Anchor: "random"}); err == nil {
+		t.Fatal("a lone sweep has no finite drawElo, yet the fit succeeded")
+	}
+	fit, fixed, err := FitRatingsFallback(ms, RatingOptions{Anchor: "random"})
+	if err != nil || !fixed {
+		t.Fatalf("fallback: %v (fixed %v)", err, fixed)
+	}
+	r, _ := fit.Rating("x")
+	if !(r.Elo > 0 && r.Low < r.Elo && r.High > r.Elo) || math.IsInf(r.High, 0) || fit.DrawElo <= 0 {
+		t.Fatalf("rating %+v drawElo %g", r, fit.DrawElo)
+	}
+	// with wins and losses the fitted drawElo is used, not the fallback
+	fit, fixed, err = FitRatingsFallback([]Match{{A: "x", B: "random", Wins: 6, Draws: 2, Losses: 3}}, RatingOptions{Anchor: "random"})
+	if err != nil || fixed {
+		t.Fatalf("ordinary fit: %v (fixed %v)", err, fixed)
+	}
+	if _, err := FitRatings(ms, RatingOptions{Anchor: "random", FixDrawElo: true, DrawElo: -1}); err == nil {
+		t.Fatal("negative fixed drawElo accepted")
+	}
+}
