@@ -80,6 +80,7 @@ type Engine struct {
 	clock    gtpClock      // GTP time_settings, mapped onto movetime
 
 	player selfplay.Player
+	closer io.Closer // releases what the player's factory holds
 
 	state   env.State
 	history []env.State  // history[i] is the state before moves[i]
@@ -122,15 +123,19 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 	if e.movetime > 0 && !e.simsSet {
 		capSims = UnlimitedSims
 	}
-	factory, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime})
+	factory, closer, err := selfplay.OpenPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime})
 	if err != nil {
 		return err
 	}
 	p, err := factory(seed)
 	if err != nil {
+		closer.Close()
 		return err
 	}
-	e.spec, e.sims, e.seed, e.variant, e.player = spec, sims, seed, v, p
+	if e.closer != nil {
+		e.closer.Close() // the old player's resources: a network's batcher, an engine process
+	}
+	e.spec, e.sims, e.seed, e.variant, e.player, e.closer = spec, sims, seed, v, p, closer
 	e.log.Debug("player", "spec", spec, "name", p.Name(), "sims", sims, "seed", seed, "variant", v.String())
 	return nil
 }
@@ -436,7 +441,20 @@ func (e *Engine) apply(a env.Action) error {
 	}
 	e.history = append(e.history, before)
 	e.moves = append(e.moves, a)
+	if ob, ok := e.player.(selfplay.Observer); ok {
+		ob.Observe(a) // an external engine follows the game
+	}
 	return nil
+}
+
+// Close releases the player's resources (a network's batcher, an external engine's process).
+func (e *Engine) Close() error {
+	if e.closer == nil {
+		return nil
+	}
+	err := e.closer.Close()
+	e.closer = nil
+	return err
 }
 
 // undo takes back the last n actions (n ≤ len(e.moves)).

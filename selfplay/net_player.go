@@ -2,6 +2,7 @@ package selfplay
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -76,20 +77,20 @@ func (n *NetPlayers) Close() error {
 
 // checkpointFactory loads a training checkpoint into the pure-Go backend and makes network search
 // players with opts.Sims simulations. The player's name is the checkpoint's file name.
-func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, error) {
+func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
 	if opts.Sims < 1 {
-		return nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", path)
+		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", path)
 	}
 	net, err := gonum.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("selfplay: player %q is not random, heuristic or rollout:N, and loading it as a checkpoint failed: %w", path, err)
+		return nil, nil, fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	cfg := opts.SearchConfig()
 	np, err := NewNetPlayers(name, net.Predict, cfg, opts.maxBatch(cfg), opts.RolloutMix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// the batcher lives as long as the process: players made later share it
-	return np.Factory(), nil
+	// the batcher serves every player of the factory until Close
+	return np.Factory(), np, nil
 }

@@ -2,12 +2,14 @@ package selfplay
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
 // PlayerOptions are the settings a player spec is built with.
@@ -32,6 +34,9 @@ type PlayerOptions struct {
 	// rollout:N) by time as well (mcts.Config.MoveTime): they search until the time is up, their
 	// simulations (Sims, or rollout:N's N) being a cap. Give a large cap for a purely timed search.
 	MoveTime time.Duration
+	// EngineTimeout bounds an external engine's decision (engine:"CMD" players); past it the engine
+	// is killed and loses the game. 0: DefaultEngineTimeout, or 2·MoveTime + 2 s with a move time.
+	EngineTimeout time.Duration
 }
 
 // SearchConfig returns the search of network players made with these options: SearchConfig(Sims,
@@ -54,23 +59,40 @@ func (o PlayerOptions) maxBatch(cfg mcts.Config) int {
 	return 64
 }
 
-// ParsePlayer turns a player spec into a factory: "random", "heuristic", "rollout:N" (pure MCTS with N
-// random-rollout simulations per decision) or the path of a checkpoint file (network-guided search with
-// opts.Sims simulations).
+// ParsePlayer turns a player spec into a factory (see OpenPlayer). What the players hold lives as long
+// as the program: use OpenPlayer where it should be released (external engines' processes, a
+// network's batcher).
 func ParsePlayer(spec string, opts PlayerOptions) (PlayerFactory, error) {
+	f, _, err := OpenPlayer(spec, opts)
+	return f, err
+}
+
+// OpenPlayer turns a player spec into a factory and a closer that releases what its players share:
+// "random", "heuristic", "rollout:N" (pure MCTS with N random-rollout simulations per decision),
+// engine:"CMD ARGS" (an external program speaking the engine protocol, one process per game played
+// at once, started now) or the path of a checkpoint file (network-guided search with opts.Sims
+// simulations). Close it when no player of the factory is in use any more.
+func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
 	switch {
 	case spec == "random":
-		return func(seed uint64) (Player, error) { return NewRandom(seed), nil }, nil
+		return func(seed uint64) (Player, error) { return NewRandom(seed), nil }, nopCloser{}, nil
 	case spec == "heuristic":
-		return func(seed uint64) (Player, error) { return NewHeuristic(seed), nil }, nil
+		return func(seed uint64) (Player, error) { return NewHeuristic(seed), nil }, nopCloser{}, nil
 	case strings.HasPrefix(spec, "rollout:"):
 		n, err := strconv.Atoi(strings.TrimPrefix(spec, "rollout:"))
-		if err != nil || n < 1 || n > 1_000_000 {
-			return nil, fmt.Errorf("selfplay: player %q: want rollout:N with N in [1, 1000000]", spec)
+		if err != nil || n < 1 || n > 10_000_000 {
+			return nil, nil, fmt.Errorf("selfplay: player %q: want rollout:N with N in [1, 10000000]", spec)
 		}
-		return rolloutFactory(n, opts)
+		f, err := rolloutFactory(n, opts)
+		return f, nopCloser{}, err
+	case strings.HasPrefix(spec, protocol.SpecPrefix):
+		return externalFactory(spec, opts)
 	case spec == "":
-		return nil, fmt.Errorf("selfplay: empty player spec (want random, heuristic, rollout:N or a checkpoint file)")
+		return nil, nil, fmt.Errorf(`selfplay: empty player spec (want random, heuristic, rollout:N, engine:"CMD ARGS" or a checkpoint file)`)
 	}
 	return checkpointFactory(spec, opts)
 }
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }

@@ -220,7 +220,11 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 	if opp != nil {
 		opp.NewGame()
 		g.Opponent, g.OpponentColor = opp.Name(), oppColor
+		if c, ok := opp.(interface{ Close() error }); ok {
+			defer c.Close() // an external engine goes back to its pool
+		}
 	}
+	ob, _ := opp.(Observer) // told every action of the game, its own included
 	sims := 0
 	scfg := cfg.Search
 	var legal []env.Action
@@ -231,6 +235,9 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 		}
 		g.Actions = append(g.Actions, a)
 		g.Positions = append(g.Positions, pos)
+		if ob != nil {
+			ob.Observe(a)
+		}
 		if !cfg.TreeReuse {
 			tree.Reset(s)
 			return nil

@@ -482,11 +482,14 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		if ec.BaselineGames == 0 {
 			break
 		}
-		f, err := selfplay.ParsePlayer(b, popts)
+		f, closer, err := selfplay.OpenPlayer(b, popts)
 		if err != nil {
 			return em, promote, err
 		}
 		res, err := match(f, b, ec.BaselineGames, seed+uint64(i+1)*104729)
+		if cerr := closer.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("baseline %s: %w", b, cerr)
+		}
 		if err != nil {
 			return em, promote, err
 		}

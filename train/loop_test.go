@@ -220,14 +220,17 @@ func TestTrainChild(t *testing.T) {
 
 func TestOpponentAssignment(t *testing.T) {
 	cfg := tinyConfig(t, 1)
-	if f, err := cfg.opponents(1); f != nil || err != nil {
+	if f, _, err := cfg.opponents(1); f != nil || err != nil {
 		t.Fatalf("no opponents configured: %v, %v", f != nil, err)
 	}
 	cfg.SelfPlay.Opponents = []string{"random", "rollout:4"}
 	cfg.SelfPlay.OpponentFraction = 0.25
-	f, err := cfg.opponents(1)
+	f, closer, err := cfg.opponents(1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer closer.Close()
+	if false {
 	}
 	const n = 4000
 	count := map[string]int{}

@@ -19,7 +19,15 @@ func Report(r selfplay.MatchResult, elo0, elo1 float64) []string {
 	if e, err := stats.Elo(res); err == nil {
 		lines = append(lines, fmt.Sprintf("elo: %s [%s, %s] (95%%, %s)", signed(e.Value), signed(e.Low), signed(e.High), kind))
 	}
-	if e, err := stats.NElo(res); err == nil {
+	nonEmpty := 0
+	for _, c := range res.Counts() {
+		if c > 0 {
+			nonEmpty++
+		}
+	}
+	// normalised Elo divides by the spread of the results: meaningless (ruled by the regularisation
+	// of empty bins) when every game or pair had the same result
+	if e, err := stats.NElo(res); err == nil && nonEmpty >= 2 {
 		lines = append(lines, fmt.Sprintf("nelo: %s [%s, %s] (95%%)", signed(e.Value), signed(e.Low), signed(e.High)))
 	}
 	t := stats.GSPRT{Elo0: elo0, Elo1: elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}

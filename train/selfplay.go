@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -114,10 +115,11 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	if o.Progress != nil {
 		bar = progress.New(o.Progress, o.Games, "self-play", 15*time.Second)
 	}
-	opponent, err := c.opponents(o.Seed)
+	opponent, oppClose, err := c.opponents(o.Seed)
 	if err != nil {
 		return SelfPlayStats{}, err
 	}
+	defer oppClose.Close()
 	start := time.Now()
 	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame,
@@ -161,18 +163,23 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 // opponents returns the RunOptions.Opponent of the config: game i (numbered over the whole run) is
 // played against an opponent when a hash of (seed, i) falls below selfplay.opponent_fraction; other
 // bits of the same hash pick the opponent and its colour. Nil when there are none.
-func (c *Config) opponents(seed uint64) (func(int) (selfplay.Player, env.Color, error), error) {
+//
+// The closer releases the opponents' resources (external engines' processes) after self-play.
+func (c *Config) opponents(seed uint64) (func(int) (selfplay.Player, env.Color, error), io.Closer, error) {
 	sp := &c.SelfPlay
 	if sp.OpponentFraction <= 0 || len(sp.Opponents) == 0 {
-		return nil, nil
+		return nil, closers(nil), nil
 	}
 	fs := make([]selfplay.PlayerFactory, len(sp.Opponents))
+	var cs closers
 	for k, spec := range sp.Opponents {
-		f, err := selfplay.ParsePlayer(spec, selfplay.PlayerOptions{Variant: c.VariantValue()})
+		f, cl, err := selfplay.OpenPlayer(spec, selfplay.PlayerOptions{Variant: c.VariantValue()})
 		if err != nil {
-			return nil, fmt.Errorf("selfplay.opponents[%d]: %w", k, err)
+			cs.Close()
+			return nil, nil, fmt.Errorf("selfplay.opponents[%d]: %w", k, err)
 		}
 		fs[k] = f
+		cs = append(cs, cl)
 	}
 	return func(i int) (selfplay.Player, env.Color, error) {
 		h := mix64(selfplay.GameSeed(seed^0x6f70706f6e656e74, i)) // "opponent": independent of the game's seed
@@ -186,7 +193,20 @@ func (c *Config) opponents(seed uint64) (func(int) (selfplay.Player, env.Color, 
 			c = env.Black
 		}
 		return p, c, err
-	}, nil
+	}, cs, nil
+}
+
+// closers closes several closers, returning their errors joined.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var errs []error
+	for _, c := range cs {
+		if err := c.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // mix64 is splitmix64's finaliser: every output bit depends on every input bit.

@@ -38,6 +38,8 @@ type ArenaOptions struct {
 	Gumbel       bool
 	RolloutMix   float64
 	Leaves       int
+	// EngineTimeout bounds an external engine's decision (0: the default)
+	EngineTimeout time.Duration
 }
 
 // unlimitedSims caps the simulations of a search bounded by --movetime alone.
@@ -120,6 +122,7 @@ side's mean and maximum time per move.`,
 	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "GSPRT H1 Elo difference (logistic; alpha = beta = 0.05)")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
 	f.Float64Var(&opts.RolloutMix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	f.DurationVar(&opts.EngineTimeout, "engine-timeout", 0, "engine:\"CMD\" players: time a decision may take before the engine is killed and loses the game (0: 60s, or 2×movetime+2s)")
 	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	return cmd
 }
@@ -167,7 +170,7 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 		sims = unlimitedSims
 	}
 	popts := selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
-		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime}
+		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime, EngineTimeout: opts.EngineTimeout}
 	var openings []selfplay.Opening
 	if opts.Openings != "" {
 		var err error
@@ -175,14 +178,16 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 			return fmt.Errorf("--openings: %w", err)
 		}
 	}
-	fa, err := selfplay.ParsePlayer(opts.A, popts)
+	fa, ca, err := selfplay.OpenPlayer(opts.A, popts)
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
-	fb, err := selfplay.ParsePlayer(opts.B, popts)
+	defer ca.Close()
+	fb, cb, err := selfplay.OpenPlayer(opts.B, popts)
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
+	defer cb.Close()
 	nameA, nameB := ratedName(opts.A, opts.A, opts.MoveTime), ratedName(opts.B, opts.B, opts.MoveTime)
 	var rec *recordWriter
 	if opts.Record != "" {

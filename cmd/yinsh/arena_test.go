@@ -14,7 +14,7 @@ func TestArenaAndRatings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errs)
 	}
-	for _, want := range []string{"wins: ", "draws: ", "losses: ", "score: ", "pairs: ", "elo: ", "nelo: ", "gsprt: ", "time per move: "} {
+	for _, want := range []string{"wins: ", "draws: ", "losses: ", "score: ", "pairs: ", "elo: ", "gsprt: ", "time per move: "} {
 		if !strings.Contains(out, "\n"+want) {
 			t.Errorf("arena output lacks %q: %q", want, out)
 		}

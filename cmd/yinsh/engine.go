@@ -86,6 +86,7 @@ func engineRun(opts *EngineOptions) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	opts.Log.Debug("engine ready", "player", opts.Player, "sims", opts.Sims, "seed", opts.Seed, "variant", opts.Variant.String())
 	return e.Run(opts.In, opts.Out)
 }

@@ -90,10 +90,11 @@ func playRun(opts *PlayOptions) error {
 	if opts.MoveTime > 0 && !opts.SimsSet {
 		sims = unlimitedSims
 	}
-	factory, err := selfplay.ParsePlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix), MoveTime: opts.MoveTime})
+	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix), MoveTime: opts.MoveTime})
 	if err != nil {
 		return err
 	}
+	defer closer.Close()
 	agent, err := factory(opts.Seed)
 	if err != nil {
 		return err

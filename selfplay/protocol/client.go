@@ -50,6 +50,10 @@ type Options struct {
 	StderrTail int
 	// Log receives the commands and answers (debug) and process events; nil discards.
 	Log *slog.Logger
+	// Setup holds commands (name, then arguments) sent after the handshake of every start, restarts
+	// included: settings such as time_settings. An engine that answers one with '?' does not start
+	// (KindProtocol).
+	Setup [][]string
 }
 
 func (o Options) withDefaults() Options {
@@ -142,6 +146,19 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	if err := c.handshake(); err != nil {
 		c.Close()
 		return nil, err
+	}
+	for _, cmd := range opts.Setup {
+		if len(cmd) == 0 {
+			continue
+		}
+		if _, err := c.Command(0, cmd[0], cmd[1:]...); err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.Kind == KindFailed {
+				err = c.garbage(cmd[0], fmt.Sprintf("setup command %q answered an error: %s", strings.Join(cmd, " "), e.Message))
+			}
+			c.Close()
+			return nil, err
+		}
 	}
 	c.log.Debug("engine started", "engine", c.label, "pid", c.cmd.Process.Pid, "name", c.name)
 	return c, nil
