@@ -449,7 +449,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		if err != nil {
 			return em, false, err
 		}
-		em.VsBest = res.Score()
+		em.VsBest, em.BestGames = res.Score(), res.Games()
 		switch ec.Gate {
 		case "score":
 			promote = res.Score() >= ec.GateScore

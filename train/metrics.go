@@ -60,6 +60,8 @@ type TrainMetrics struct {
 // EvalMetrics summarises a generation's evaluation.
 type EvalMetrics struct {
 	VsBest    float64            `json:"vs_best"` // candidate's score against the previous best
+	// BestGames is the number of games against the best (0: no gating match, always promoted).
+	BestGames int `json:"best_games,omitempty"`
 	Promoted  bool               `json:"promoted"`
 	Baselines map[string]float64 `json:"baselines"` // candidate's score against each baseline
 	// Ladder is the candidate's score against each earlier generation it played (evaluation.ladder).
@@ -105,10 +107,21 @@ func (m *Metrics) Summary(total int) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if m.Eval.Skipped {
+	ladder := make([]string, 0, len(m.Eval.Ladder))
+	for n := range m.Eval.Ladder {
+		ladder = append(ladder, n)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(ladder))) // the latest generation first
+	switch {
+	case m.Eval.Skipped:
 		b.WriteString("; evaluation skipped (no training)")
-	} else {
+	case m.Eval.BestGames > 0:
 		fmt.Fprintf(&b, "; vs best %.2f promoted %v", m.Eval.VsBest, m.Eval.Promoted)
+	default:
+		b.WriteString("; promoted (no gate)")
+	}
+	for _, n := range ladder {
+		fmt.Fprintf(&b, ", vs %s %.2f", n, m.Eval.Ladder[n])
 	}
 	for _, n := range names {
 		fmt.Fprintf(&b, ", vs %s %.2f", n, m.Eval.Baselines[n])
