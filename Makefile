@@ -21,6 +21,10 @@ fuzz:
 		$(GO) test ./env -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
 	for f in FuzzDecodeRecord FuzzReadShard; do \
 		$(GO) test ./datasets -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+	for f in FuzzReadRecords FuzzReadOpenings; do \
+		$(GO) test ./selfplay -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+	for f in $$(grep -ho '^func Fuzz[A-Za-z]*' selfplay/protocol/*_test.go | cut -c6-); do \
+		$(GO) test ./selfplay/protocol -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
 
 bench:
 	GOMAXPROCS=1 $(GO) run ./cmd/yinsh bench playouts --games 20000 --seed 1
