@@ -19,6 +19,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
 // Version is the engine's version, answered by the version command.
@@ -37,10 +38,6 @@ const DefaultSims = 200
 // DefaultPlayer is the player spec used when Options.Player is empty (until network players exist,
 // the strongest baseline that answers at once).
 const DefaultPlayer = "heuristic"
-
-// maxLine is the read buffer size: a command line (with its newline) must be shorter; longer lines are
-// answered with an error and skipped.
-const maxLine = 64 << 10
 
 // Options configures an Engine.
 type Options struct {
@@ -155,18 +152,18 @@ func (e *Engine) State() *env.State { return e.state.Clone() }
 // with an error and never ends the loop. Run returns nil on quit or end of input, or the read or write
 // error that stopped it.
 func (e *Engine) Run(r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, maxLine)
+	br := bufio.NewReaderSize(r, protocol.MaxLine)
 	bw := bufio.NewWriter(w)
 	e.quit = false
 	for !e.quit {
-		line, tooLong, err := readLine(br)
+		line, tooLong, err := protocol.ReadLine(br)
 		if err != nil && err != io.EOF {
 			return err
 		}
 		if tooLong {
-			writeAnswer(bw, "", false, fmt.Sprintf("line too long (at most %d bytes)", maxLine-1))
+			protocol.WriteAnswer(bw, "", false, protocol.TooLongMessage)
 		} else if id, ok, text, answered := e.Exec(string(line)); answered {
-			writeAnswer(bw, id, ok, text)
+			protocol.WriteAnswer(bw, id, ok, text)
 		}
 		if err := bw.Flush(); err != nil {
 			return err
@@ -178,31 +175,17 @@ func (e *Engine) Run(r io.Reader, w io.Writer) error {
 	return nil
 }
 
-// readLine returns the next line without its newline. A line longer than the reader's buffer is
-// consumed whole and reported as tooLong.
-func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	line, err = br.ReadSlice('\n')
-	for err == bufio.ErrBufferFull {
-		tooLong = true
-		_, err = br.ReadSlice('\n')
-	}
-	if tooLong {
-		return nil, true, err
-	}
-	return line, false, err
-}
-
 // Exec runs one command line and returns the answer: its id (empty if none), success, and the result
 // or error message. answered is false for lines that carry no command (blank lines and comments), which get
 // no answer.
 func (e *Engine) Exec(line string) (id string, ok bool, text string, answered bool) {
-	line = clean(line)
+	line = protocol.Clean(line)
 	if line == "" {
 		return "", false, "", false
 	}
 	f := strings.Fields(line)
 	if c := f[0][0]; c >= '0' && c <= '9' {
-		if !validID(f[0]) {
+		if !protocol.ValidID(f[0]) {
 			return "", false, fmt.Sprintf("malformed id %q (want an integer of at most 18 digits)", f[0]), true
 		}
 		id, f = f[0], f[1:]
@@ -223,71 +206,6 @@ func (e *Engine) Exec(line string) (id string, ok bool, text string, answered bo
 		return id, false, err.Error(), true
 	}
 	return id, true, res, true
-}
-
-// clean applies GTP preprocessing: drop control characters except tab and newline, cut '#' comments,
-// turn tabs into spaces, trim.
-func clean(line string) string {
-	line = strings.TrimRight(line, "\r\n")
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
-	}
-	dirty := false
-	for i := 0; i < len(line); i++ {
-		if c := line[i]; c < 32 || c == 127 {
-			dirty = true
-			break
-		}
-	}
-	if dirty {
-		line = strings.Map(func(r rune) rune {
-			switch {
-			case r == '\t':
-				return ' '
-			case r < 32 || r == 127:
-				return -1
-			}
-			return r
-		}, line)
-	}
-	return strings.TrimSpace(line)
-}
-
-func validID(s string) bool {
-	if len(s) > 18 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// writeAnswer writes "=id result\n\n" or "?id message\n\n". Empty lines inside a result (which would end
-// the answer early) are dropped; an error message is kept on one line.
-func writeAnswer(w *bufio.Writer, id string, ok bool, text string) {
-	if ok {
-		w.WriteByte('=')
-	} else {
-		w.WriteByte('?')
-		text = strings.Join(strings.Fields(text), " ")
-	}
-	w.WriteString(id)
-	w.WriteByte(' ')
-	text = strings.TrimRight(text, " \n")
-	if strings.Contains(text, "\n") {
-		lines := strings.Split(text, "\n")
-		text = lines[0]
-		for _, l := range lines[1:] {
-			if strings.TrimSpace(l) != "" {
-				text += "\n" + l
-			}
-		}
-	}
-	w.WriteString(text)
-	w.WriteString("\n\n")
 }
 
 // command is one protocol command.
@@ -807,42 +725,8 @@ type Answer struct {
 }
 
 // ReadAnswer reads one answer (up to and including its terminating empty line) from r, for Go clients
-// and tests. Lines before the answer that are empty are skipped.
+// and tests: protocol.ReadAnswer's parse. Lines before the answer that are empty are skipped.
 func ReadAnswer(r *bufio.Reader) (Answer, error) {
-	var a Answer
-	var lines []string
-	for {
-		l, err := r.ReadString('\n')
-		if err != nil {
-			if err == io.EOF && (len(lines) > 0 || l != "") {
-				err = io.ErrUnexpectedEOF
-			}
-			return a, err
-		}
-		l = strings.TrimRight(l, "\r\n")
-		if l == "" {
-			if len(lines) == 0 {
-				continue
-			}
-			break
-		}
-		lines = append(lines, l)
-	}
-	head := lines[0]
-	switch head[0] {
-	case '=':
-		a.OK = true
-	case '?':
-	default:
-		return a, fmt.Errorf("engine: answer starts with %q, want '=' or '?'", head)
-	}
-	head = head[1:]
-	i := 0
-	for i < len(head) && head[i] >= '0' && head[i] <= '9' {
-		i++
-	}
-	a.ID = head[:i]
-	lines[0] = strings.TrimPrefix(head[i:], " ")
-	a.Text = strings.Join(lines, "\n")
-	return a, nil
+	ok, id, text, err := protocol.ReadAnswer(r)
+	return Answer{OK: ok, ID: id, Text: text}, err
 }

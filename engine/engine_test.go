@@ -15,6 +15,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
 func newEngine(t testing.TB, opts Options) *Engine {
@@ -98,7 +99,7 @@ func TestFraming(t *testing.T) {
 		}
 	}
 	// An overlong line is answered and skipped; the loop goes on.
-	got := run(t, e, strings.Repeat("x", maxLine)+"\n9 name\n"+strings.Repeat(" ", maxLine-5)+"name\n")
+	got := run(t, e, strings.Repeat("x", protocol.MaxLine)+"\n9 name\n"+strings.Repeat(" ", protocol.MaxLine-5)+"name\n")
 	if want := "? line too long (at most 65535 bytes)\n\n=9 YINSH Zero\n\n= YINSH Zero\n\n"; got != want {
 		t.Errorf("long line: got %q", got)
 	}

@@ -59,19 +59,24 @@ func WritePlots(dir string) error {
 		if err := plotutil.AddLinePoints(p, pl.lines...); err != nil {
 			return fmt.Errorf("%s: %w", pl.file, err)
 		}
-		w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
-		if err != nil {
-			return err
-		}
-		var buf bytes.Buffer
-		if _, err := w.WriteTo(&buf); err != nil {
-			return err
-		}
-		if err := model.WriteFileAtomic(filepath.Join(dir, plotsDir, pl.file), buf.Bytes()); err != nil {
+		if err := savePNG(p, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, plotsDir, pl.file)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// savePNG renders p at w × h into path atomically.
+func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, "png")
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return err
+	}
+	return model.WriteFileAtomic(path, buf.Bytes())
 }
 
 // writeRatingPlot draws every generation's Elo, fitted now from all of the run's results (so early
@@ -136,15 +141,7 @@ func writeRatingPlot(dir string) error {
 		p.Legend.Add(b.name, l)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
-	w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return err
-	}
-	return model.WriteFileAtomic(filepath.Join(dir, plotsDir, "rating.png"), buf.Bytes())
+	return savePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, "rating.png"))
 }
 
 // byX sorts points and their error bars together by x.
