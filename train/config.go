@@ -106,6 +106,10 @@ type EvaluationConfig struct {
 	// they chain every generation's rating to gen-0000's.
 	Ladder      []int `yaml:"ladder"`
 	LadderGames int   `yaml:"ladder_games"`
+	// AnchorGames is the number of games each generation also plays against gen-0000, the
+	// ratings' anchor (0: none): a direct measurement of the progress since the start, where a
+	// chain of short ladder matches between neighbours adds up their noise.
+	AnchorGames int `yaml:"anchor_games"`
 	// OpeningPlies is the number of random ring placements that open each game pair of an
 	// evaluation match (both games of a pair start there, colours swapped).
 	OpeningPlies int `yaml:"opening_plies"`
@@ -267,6 +271,7 @@ func (c *Config) Validate() error {
 		{"evaluation.parallel", ev.Parallel, 1, 4096},
 		{"evaluation.baseline_games", ev.BaselineGames, 0, 1_000_000},
 		{"evaluation.ladder_games", ev.LadderGames, 0, 1_000_000},
+		{"evaluation.anchor_games", ev.AnchorGames, 0, 1_000_000},
 		{"evaluation.opening_plies", ev.OpeningPlies, 0, 10},
 		{"evaluation.movetime_ms", ev.MoveTimeMS, 0, 3_600_000},
 		{"net.channels", c.Net.Channels, 0, 1024},
@@ -310,7 +315,7 @@ func (c *Config) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"evaluation.games", ev.Games}, {"evaluation.baseline_games", ev.BaselineGames}, {"evaluation.ladder_games", ev.LadderGames}} {
+	}{{"evaluation.games", ev.Games}, {"evaluation.baseline_games", ev.BaselineGames}, {"evaluation.ladder_games", ev.LadderGames}, {"evaluation.anchor_games", ev.AnchorGames}} {
 		if f.v%2 != 0 {
 			return bad(f.name, f.v, "an even number (games are played in pairs from one opening, colours swapped)")
 		}

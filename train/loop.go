@@ -462,13 +462,21 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 	if ec.Games > 0 {
 		played[bestGen(bestPath)] = true
 	}
-	for i, k := range ec.Ladder {
-		h := g - k
-		if h < 0 || played[h] || ec.LadderGames == 0 {
+	type rung struct{ gen, games int }
+	var rungs []rung
+	for _, k := range ec.Ladder {
+		rungs = append(rungs, rung{g - k, ec.LadderGames})
+	}
+	if ec.AnchorGames > 0 {
+		rungs = append(rungs, rung{0, ec.AnchorGames})
+	}
+	for i, r := range rungs {
+		h := r.gen
+		if h < 0 || played[h] || r.games == 0 {
 			continue
 		}
 		played[h] = true
-		res, err := matchNet(h, ec.LadderGames, seed+uint64(i+1)*15485863)
+		res, err := matchNet(h, r.games, seed+uint64(i+1)*15485863)
 		if err != nil {
 			return em, promote, err
 		}

@@ -3,67 +3,283 @@ package train
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/yinsh-zero/yinsh/model"
 )
 
-// WritePlots renders plots/losses.png and plots/length.png from metrics.jsonl, and plots/rating.png
-// from results.jsonl.
+// WritePlots renders the run's plots into plots/: from metrics.jsonl, against the generation,
+//
+//	losses.png    policy and value loss, one panel each
+//	length.png    mean self-play game length
+//	selfplay.png  self-play games per hour; outcome shares (white, black, draw)
+//	training.png  learning rate; the candidate's score against the best and against each baseline
+//
+// and the same against wall time (cumulative elapsed time of the generations) in losses-time.png,
+// length-time.png, selfplay-time.png, training-time.png; from results.jsonl rating.png (and
+// rating-time.png). Legends sit to the right of the data.
 func WritePlots(dir string) error {
 	ms, err := ReadMetrics(filepath.Join(dir, MetricsFile))
 	if err != nil {
 		return err
 	}
-	series := func(f func(m *Metrics) (float64, bool)) plotter.XYs {
+	if err := writeRatingPlot(dir); err != nil {
+		return fmt.Errorf("rating.png: %w", err)
+	}
+	wall, unit := wallTimes(ms)
+	axes := []struct {
+		suffix, label string
+		x             func(i int) float64
+	}{
+		{"", "generation", func(i int) float64 { return float64(ms[i].Generation) }},
+		{"-time", "wall time (" + unit.name + ")", func(i int) float64 { return wall[i] }},
+	}
+	for _, ax := range axes {
+		for _, fig := range metricFigures(ms, ax.x) {
+			file := fig.file + ax.suffix + ".png"
+			if err := fig.save(filepath.Join(dir, plotsDir, file), ax.label); err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+		}
+	}
+	genX := map[int]float64{0: 0}
+	for i := range ms {
+		genX[ms[i].Generation] = wall[i]
+	}
+	if err := writeRatingPlotAt(dir, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
+		x, ok := genX[g]
+		return x, ok
+	}); err != nil {
+		return fmt.Errorf("rating-time.png: %w", err)
+	}
+	return nil
+}
+
+// timeUnit is the unit of the wall-time axis.
+type timeUnit struct {
+	name    string
+	seconds float64
+}
+
+// wallTimes returns each generation's end as cumulative elapsed time since the run started
+// (generations' elapsed_s summed; time while a run was stopped does not count), in minutes for runs
+// under three hours and in hours beyond.
+func wallTimes(ms []Metrics) ([]float64, timeUnit) {
+	sum := make([]float64, len(ms))
+	total := 0.0
+	for i := range ms {
+		if e := ms[i].Elapsed; e > 0 && !math.IsInf(e, 0) {
+			total += e
+		}
+		sum[i] = total
+	}
+	u := timeUnit{"minutes", 60}
+	if total > 3*3600 {
+		u = timeUnit{"hours", 3600}
+	}
+	for i := range sum {
+		sum[i] /= u.seconds
+	}
+	return sum, u
+}
+
+// figure is one PNG: panels stacked vertically, sharing the x axis.
+type figure struct {
+	file, title string
+	panels      []panel
+}
+
+// panel is one set of axes.
+type panel struct {
+	title, ylabel string
+	series        []series
+	// yMin, yMax fix the y range when yFixed (shares and scores: [0, 1]).
+	yFixed     bool
+	yMin, yMax float64
+	// ref draws a dashed horizontal reference line at refY, named ref, when ref != "".
+	ref  string
+	refY float64
+}
+
+type series struct {
+	name string
+	xy   plotter.XYs
+}
+
+// metricFigures describes the per-generation plots with x(i) the x coordinate of ms[i].
+func metricFigures(ms []Metrics, x func(i int) float64) []figure {
+	get := func(keep func(m *Metrics) bool, y func(m *Metrics) float64) plotter.XYs {
 		var xy plotter.XYs
 		for i := range ms {
-			if y, ok := f(&ms[i]); ok {
-				xy = append(xy, plotter.XY{X: float64(ms[i].Generation), Y: y})
+			if m := &ms[i]; keep(m) {
+				if v := y(m); !math.IsNaN(v) && !math.IsInf(v, 0) {
+					xy = append(xy, plotter.XY{X: x(i), Y: v})
+				}
 			}
 		}
 		return xy
 	}
-	trained := func(get func(t *TrainMetrics) float64) func(m *Metrics) (float64, bool) {
-		return func(m *Metrics) (float64, bool) { return get(&m.Train), m.Train.Steps > 0 }
+	trained := func(m *Metrics) bool { return m.Train.Steps > 0 }
+	played := func(m *Metrics) bool { return m.SelfPlay.Games > 0 }
+	gated := func(m *Metrics) bool { return !m.Eval.Skipped && m.Eval.BestGames > 0 }
+	evaluated := func(m *Metrics) bool { return !m.Eval.Skipped }
+
+	scores := []series{{"vs best", get(gated, func(m *Metrics) float64 { return m.Eval.VsBest })}}
+	baselines := map[string]bool{}
+	for i := range ms {
+		for b := range ms[i].Eval.Baselines {
+			baselines[b] = true
+		}
 	}
-	plots := []struct {
-		file, title, ylabel string
-		lines               []any
-	}{
-		{"losses.png", "Training loss", "loss (nats)", []any{
-			"total", series(trained(func(t *TrainMetrics) float64 { return t.LossTotal })),
-			"policy", series(trained(func(t *TrainMetrics) float64 { return t.LossPolicy })),
-			"value", series(trained(func(t *TrainMetrics) float64 { return t.LossValue })),
+	names := make([]string, 0, len(baselines))
+	for b := range baselines {
+		names = append(names, b)
+	}
+	sort.Strings(names)
+	for _, b := range names {
+		scores = append(scores, series{"vs " + b, get(func(m *Metrics) bool {
+			_, ok := m.Eval.Baselines[b]
+			return evaluated(m) && ok
+		}, func(m *Metrics) float64 { return m.Eval.Baselines[b] })})
+	}
+	return []figure{
+		{"losses", "Training loss (mean over each generation's steps)", []panel{
+			{title: "policy", ylabel: "cross-entropy (nats)", series: []series{
+				{"policy loss", get(trained, func(m *Metrics) float64 { return m.Train.LossPolicy })}}},
+			{title: "value", ylabel: "cross-entropy (nats)", series: []series{
+				{"value loss", get(trained, func(m *Metrics) float64 { return m.Train.LossValue })}}},
 		}},
-		{"length.png", "Self-play game length", "actions per game", []any{
-			"mean length", series(func(m *Metrics) (float64, bool) { return m.SelfPlay.MeanLength, m.SelfPlay.Games > 0 }),
+		{"length", "Self-play game length", []panel{
+			{ylabel: "actions per game", series: []series{
+				{"mean length", get(played, func(m *Metrics) float64 { return m.SelfPlay.MeanLength })}}},
+		}},
+		{"selfplay", "Self-play", []panel{
+			{title: "speed", ylabel: "games per hour", series: []series{
+				{"games/hour", get(played, func(m *Metrics) float64 { return m.SelfPlay.GamesPerHour })}}},
+			{title: "outcomes", ylabel: "share of games", yFixed: true, yMin: 0, yMax: 1, series: []series{
+				{"white wins", get(played, func(m *Metrics) float64 { return m.SelfPlay.White })},
+				{"black wins", get(played, func(m *Metrics) float64 { return m.SelfPlay.Black })},
+				{"draws", get(played, func(m *Metrics) float64 { return m.SelfPlay.Draw })},
+			}},
+		}},
+		{"training", "Training and evaluation", []panel{
+			{title: "learning rate", ylabel: "learning rate", series: []series{
+				{"lr", get(trained, func(m *Metrics) float64 { return m.Train.LR })}}},
+			{title: "candidate's score", ylabel: "score", yFixed: true, yMin: 0, yMax: 1, series: scores, ref: "even (0.5)", refY: 0.5},
 		}},
 	}
-	if err := writeRatingPlot(dir); err != nil {
-		return fmt.Errorf("rating.png: %w", err)
-	}
-	for _, pl := range plots {
+}
+
+// Figure layout (inches).
+const (
+	figWidth    = 8.0
+	panelHeight = 2.6
+	titleHeight = 0.35
+	legendPad   = 0.15
+)
+
+// save renders the figure with xlabel under its bottom panel, each panel's legend to its right.
+func (f figure) save(path, xlabel string) error {
+	n := len(f.panels)
+	plots := make([][]*plot.Plot, n)
+	legends := make([]plot.Legend, n)
+	for i, pn := range f.panels {
 		p := plot.New()
-		p.Title.Text = pl.title
-		p.X.Label.Text = "generation"
-		p.Y.Label.Text = pl.ylabel
+		p.Title.Text = pn.title
+		p.Y.Label.Text = pn.ylabel
+		if i == n-1 {
+			p.X.Label.Text = xlabel
+		}
 		p.Add(plotter.NewGrid())
-		if err := plotutil.AddLinePoints(p, pl.lines...); err != nil {
-			return fmt.Errorf("%s: %w", pl.file, err)
+		leg := plot.NewLegend()
+		leg.Top, leg.Left = true, true
+		leg.TextStyle.Font.Size = vg.Points(10)
+		empty := true
+		for k, s := range pn.series {
+			if len(s.xy) == 0 {
+				continue
+			}
+			empty = false
+			line, points, err := plotter.NewLinePoints(s.xy)
+			if err != nil {
+				return err
+			}
+			line.Color = plotutil.Color(k)
+			points.Color = plotutil.Color(k)
+			points.Shape = plotutil.Shape(k)
+			points.Radius = vg.Points(2)
+			p.Add(line, points)
+			leg.Add(s.name, line, points)
 		}
-		if err := savePNG(p, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, plotsDir, pl.file)); err != nil {
-			return err
+		if pn.yFixed {
+			p.Y.Min, p.Y.Max = pn.yMin, pn.yMax
 		}
+		if pn.ref != "" {
+			xmin, xmax := p.X.Min, p.X.Max
+			if empty || xmax <= xmin {
+				xmin, xmax = 0, 1
+			}
+			l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: pn.refY}, {X: xmax, Y: pn.refY}})
+			if err != nil {
+				return err
+			}
+			l.Color = color.Gray{Y: 128}
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(l)
+			leg.Add(pn.ref, l)
+		}
+		if empty {
+			p.Title.Text = strings.TrimSpace(pn.title + " (no data yet)")
+		}
+		plots[i] = []*plot.Plot{p}
+		legends[i] = leg
 	}
-	return nil
+	// the legend column is as wide as the widest legend
+	legW := vg.Length(0)
+	for i := range legends {
+		r := legends[i].Rectangle(draw.Canvas{})
+		legW = max(legW, r.Max.X-r.Min.X)
+	}
+	legW += vg.Inch * legendPad * 2
+	w := vg.Inch * figWidth
+	h := vg.Inch * (panelHeight*vg.Length(n) + titleHeight)
+	img := vgimg.New(w, h)
+	dc := draw.New(img)
+	// title across the top
+	title := plot.New().Title.TextStyle
+	title.Font.Size = vg.Points(13)
+	title.XAlign = draw.XCenter
+	dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Inch*titleHeight*0.75}, f.title)
+	area := draw.Crop(dc, 0, -legW, 0, -vg.Inch*titleHeight)
+	tiles := draw.Tiles{Rows: n, Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter,
+		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(plots, tiles, area)
+	for i := range plots {
+		c := canvases[i][0]
+		plots[i][0].Draw(c)
+		data := plots[i][0].DataCanvas(c)
+		lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: w - legW + vg.Inch*legendPad, Y: data.Min.Y},
+			Max: vg.Point{X: w, Y: data.Max.Y},
+		}}
+		legends[i].Draw(lc)
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return err
+	}
+	return model.WriteFileAtomic(path, buf.Bytes())
 }
 
 // savePNG renders p at w × h into path atomically.
@@ -83,6 +299,12 @@ func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
 // generations gain from later matches), with its 95% interval as error bars, relative to the anchor
 // (gen-0000 once the ladder reaches it); the baselines are horizontal dashed lines.
 func writeRatingPlot(dir string) error {
+	return writeRatingPlotAt(dir, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
+}
+
+// writeRatingPlotAt is writeRatingPlot with generation g drawn at x(g) (false: not drawn), labelled
+// xlabel, into plots/file.
+func writeRatingPlotAt(dir, file, xlabel string, x func(g int) (float64, bool)) error {
 	ratings, anchor, err := runRatings(dir)
 	if err != nil {
 		return nil // nothing rated yet: no plot
@@ -94,16 +316,17 @@ func writeRatingPlot(dir string) error {
 		elo  float64
 	}
 	var bases []baseline
-	last := 0
+	last := 0.0
 	for _, r := range ratings {
 		var g int
 		if n, _ := fmt.Sscanf(r.Player, "gen-%04d", &g); n == 1 && len(r.Player) == len(GenName(g)) {
-			if !r.Elo.finite() {
+			gx, ok := x(g)
+			if !r.Elo.finite() || !ok {
 				continue
 			}
-			pts = append(pts, plotter.XY{X: float64(g), Y: r.Elo.Value})
+			pts = append(pts, plotter.XY{X: gx, Y: r.Elo.Value})
 			errs = append(errs, struct{ Low, High float64 }{r.Elo.Value - r.Elo.Low, r.Elo.High - r.Elo.Value})
-			last = max(last, g)
+			last = max(last, gx)
 		} else if !math.IsInf(r.Elo.Value, 0) {
 			bases = append(bases, baseline{r.Player, r.Elo.Value})
 		}
@@ -114,7 +337,7 @@ func writeRatingPlot(dir string) error {
 	sort.Sort(byX{pts, errs})
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Rating of each generation (%s = 0), 95%% intervals", anchor)
-	p.X.Label.Text = "generation"
+	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "Elo"
 	p.Add(plotter.NewGrid())
 	line, points, err := plotter.NewLinePoints(pts)
@@ -131,7 +354,7 @@ func writeRatingPlot(dir string) error {
 	p.Add(line, points, bars)
 	p.Legend.Add("generations", line, points)
 	for i, b := range bases {
-		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: b.elo}, {X: float64(max(last, 1)), Y: b.elo}})
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: b.elo}, {X: max(last, 1), Y: b.elo}})
 		if err != nil {
 			return err
 		}
@@ -141,7 +364,7 @@ func writeRatingPlot(dir string) error {
 		p.Legend.Add(b.name, l)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
-	return savePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, "rating.png"))
+	return savePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, file))
 }
 
 // byX sorts points and their error bars together by x.

@@ -1,0 +1,96 @@
+package train
+
+import (
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// plotFiles are the PNGs WritePlots renders from metrics.jsonl (rating.png and rating-time.png need
+// results).
+var plotFiles = []string{
+	"losses.png", "length.png", "selfplay.png", "training.png",
+	"losses-time.png", "length-time.png", "selfplay-time.png", "training-time.png",
+}
+
+func TestWritePlots(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, plotsDir), 0o755)
+	// generation 1 did not train (no losses, no evaluation); later ones did
+	for g := 1; g <= 6; g++ {
+		m := Metrics{Generation: g, Elapsed: 40 + float64(g),
+			SelfPlay: SelfPlayMetrics{Games: 16, MeanLength: 60 + float64(g), White: 0.5, Black: 0.4, Draw: 0.1, GamesPerHour: 1200 + 10*float64(g)}}
+		if g > 1 {
+			m.Train = TrainMetrics{Steps: 10, LossPolicy: 5 - 0.2*float64(g), LossValue: 1 - 0.05*float64(g), LR: 0.02 / float64(g)}
+			m.Eval = EvalMetrics{VsBest: 0.5 + 0.02*float64(g), BestGames: 20, Baselines: map[string]float64{"random": 0.8, "rollout:50": 0.3}}
+		} else {
+			m.Eval = EvalMetrics{Skipped: true}
+		}
+		if err := AppendMetrics(filepath.Join(dir, MetricsFile), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if err := WritePlots(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("WritePlots: %v", time.Since(start))
+	for _, p := range plotFiles {
+		f, err := os.Open(filepath.Join(dir, plotsDir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width < 500 || cfg.Height < 200 {
+			t.Errorf("%s: %v, %dx%d", p, err, cfg.Width, cfg.Height)
+		}
+	}
+	// no results yet: no rating plots, and no error
+	if _, err := os.Stat(filepath.Join(dir, plotsDir, "rating.png")); err == nil {
+		t.Error("rating.png without results")
+	}
+}
+
+func TestWallTimes(t *testing.T) {
+	ms := []Metrics{{Elapsed: 60}, {Elapsed: 120}, {Elapsed: 0}, {Elapsed: 180}}
+	x, u := wallTimes(ms)
+	if u.name != "minutes" || x[0] != 1 || x[1] != 3 || x[2] != 3 || x[3] != 6 {
+		t.Fatalf("%v %v", x, u)
+	}
+	x, u = wallTimes([]Metrics{{Elapsed: 4 * 3600}, {Elapsed: 3600}})
+	if u.name != "hours" || x[1] != 5 {
+		t.Fatalf("%v %v", x, u)
+	}
+}
+
+// TestWritePlotsOfRun renders the plots of a copy of a real run: YINSH_PLOT_RUN=DIR names the run,
+// YINSH_PLOT_OUT the directory the copy goes to (default: a temporary one).
+func TestWritePlotsOfRun(t *testing.T) {
+	src := os.Getenv("YINSH_PLOT_RUN")
+	if src == "" {
+		t.Skip("YINSH_PLOT_RUN not set")
+	}
+	dst := os.Getenv("YINSH_PLOT_OUT")
+	if dst == "" {
+		dst = t.TempDir()
+	}
+	os.MkdirAll(filepath.Join(dst, plotsDir), 0o755)
+	for _, f := range []string{MetricsFile, ResultsFileName, "results-arena.jsonl", StateFile} {
+		if b, err := os.ReadFile(filepath.Join(src, f)); err == nil {
+			if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	start := time.Now()
+	if err := WritePlots(dst); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("WritePlots: %v", time.Since(start))
+	out, _ := exec.Command("ls", "-l", filepath.Join(dst, plotsDir)).CombinedOutput()
+	t.Logf("%s", out)
+}
