@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,6 +51,64 @@ func TestArenaBadPlayers(t *testing.T) {
 		_, errs, code := runCLI(t, "", args...)
 		if code == 0 || errs == "" {
 			t.Errorf("%v: code %d err %q", args, code, errs)
+		}
+	}
+}
+
+// --openings gives the pairs their starts in order; --movetime bounds the searching player by time.
+func TestArenaOpeningsAndMoveTime(t *testing.T) {
+	dir := t.TempDir()
+	book := filepath.Join(dir, "book.txt")
+	if err := os.WriteFile(book, []byte("# two openings\ne5 f6\na2 a3 a4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "rec.txt")
+	res := filepath.Join(dir, "res.jsonl")
+	out, errs, code := runCLI(t, "", "arena", "--a", "rollout:1000000", "--b", "random", "--games", "6", "--variant", "blitz",
+		"--openings", book, "--movetime", "5", "--record", rec, "--results", res)
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	m := regexp.MustCompile(`time per move: rollout:1000000@5ms mean ([0-9.]+) ms, max ([0-9.]+) ms`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no time line for the timed player:\n%s", out)
+	}
+	if mean, _ := strconv.ParseFloat(m[1], 64); mean < 4 || mean > 40 {
+		t.Errorf("mean %v ms a move at --movetime 5", mean)
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Fields(l)
+		starts = append(starts, strings.Join(f[:2], " "))
+	}
+	want := []string{"e5 f6", "e5 f6", "a2 a3", "a2 a3", "e5 f6", "e5 f6"}
+	if strings.Join(starts, ",") != strings.Join(want, ",") {
+		t.Errorf("games start %v, want %v", starts, want)
+	}
+	// the record replays; a second run refuses to overwrite it
+	if out, errs, code := runCLI(t, "", "replay", rec); code != 0 || !strings.Contains(out, "games: 6") {
+		t.Errorf("replay: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := runCLI(t, "", "arena", "--a", "random", "--b", "random", "--games", "2", "--record", rec, "--results", ""); code == 0 || !strings.Contains(errs, "--force") {
+		t.Errorf("overwrite: %d %q", code, errs)
+	}
+	rs, err := os.ReadFile(res)
+	if err != nil || !strings.Contains(string(rs), `"a":"rollout:1000000@5ms"`) || !strings.Contains(string(rs), `"movetime_ms":5`) || !strings.Contains(string(rs), `"pairs":[`) {
+		t.Errorf("results %s %v", rs, err)
+	}
+	for _, bad := range [][]string{
+		{"--openings", filepath.Join(dir, "none.txt")},
+		{"--opening-plies", "11"},
+		{"--movetime", "-1"},
+		{"--movetime", "5", "--gumbel"},
+	} {
+		args := append([]string{"arena", "--a", "random", "--b", "random", "--games", "2", "--results", ""}, bad...)
+		if _, errs, code := runCLI(t, "", args...); code == 0 || errs == "" {
+			t.Errorf("%v: code %d err %q", bad, code, errs)
 		}
 	}
 }
