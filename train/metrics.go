@@ -59,9 +59,9 @@ type TrainMetrics struct {
 
 // EvalMetrics summarises a generation's evaluation.
 type EvalMetrics struct {
-	VsBest    float64            `json:"vs_best"` // candidate's score against the previous best
+	VsBest float64 `json:"vs_best"` // candidate's score against the previous best
 	// BestGames is the number of games against the best (0: no gating match, always promoted).
-	BestGames int `json:"best_games,omitempty"`
+	BestGames int                `json:"best_games,omitempty"`
 	Promoted  bool               `json:"promoted"`
 	Baselines map[string]float64 `json:"baselines"` // candidate's score against each baseline
 	// Ladder is the candidate's score against each earlier generation it played (evaluation.ladder).
