@@ -118,6 +118,9 @@ func zstdDecoder() *zstd.Decoder {
 	return zdec
 }
 
+// IsShard reports whether data (a file's first bytes, at least 8) begins like a shard file.
+func IsShard(data []byte) bool { return bytes.HasPrefix(data, []byte(shardMagic)) }
+
 func shardHeader() []byte {
 	h := make([]byte, headerSize)
 	copy(h, shardMagic)

@@ -13,11 +13,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -25,8 +27,10 @@ import (
 // Version is the engine's version, answered by the version command.
 const Version = "0.1.0"
 
-// ProtocolVersion is the version of this protocol, answered by protocol_version.
-const ProtocolVersion = "1"
+// ProtocolVersion is the version of this protocol, answered by protocol_version. Version 2 added
+// analyze, policy and the GTP aliases (clear_board, boardsize, komi, a colour for genmove and play)
+// to version 1; nothing of version 1 changed.
+const ProtocolVersion = "2"
 
 // Name is answered by the name command.
 const Name = "YINSH Zero"
@@ -84,6 +88,13 @@ type Engine struct {
 	moves   []env.Action // actions since newgame or position
 	buf     []env.Action
 
+	// analysis (analyze, policy): built on first use for the player spec, dropped when it changes
+	search  *searcher
+	atree   *mcts.Tree // the analysis tree, its root the position akey names
+	arng    *rand.Rand
+	akey    string
+	pending *analysis // set by cmdAnalyze for Run or Exec to run
+
 	quit bool
 }
 
@@ -132,6 +143,7 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 	if e.closer != nil {
 		e.closer.Close() // the old player's resources: a network's batcher, an engine process
 	}
+	e.dropSearcher()
 	e.spec, e.sims, e.seed, e.variant, e.player, e.closer = spec, sims, seed, v, p, closer
 	e.log.Debug("player", "spec", spec, "name", p.Name(), "sims", sims, "seed", seed, "variant", v.String())
 	return nil
@@ -151,61 +163,173 @@ func (e *Engine) State() *env.State { return e.state.Clone() }
 // Run reads commands from r and writes answers to w until quit or the end of r. Bad input is answered
 // with an error and never ends the loop. Run returns nil on quit or end of input, or the read or write
 // error that stopped it.
+//
+// An analyze command answers "=[id] " and a line break at once, then info lines from a search in
+// the background while Run reads on: the next line holding a command stops the analysis (its answer
+// is ended by the empty line), then runs. At the end of the input an analysis with a budget runs to
+// its end, one without stops at once.
 func (e *Engine) Run(r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, protocol.MaxLine)
+	lr := &lineReader{br: bufio.NewReaderSize(r, protocol.MaxLine)}
 	bw := bufio.NewWriter(w)
 	e.quit = false
 	for !e.quit {
-		line, tooLong, err := protocol.ReadLine(br)
-		if err != nil && err != io.EOF {
-			return err
+		l := lr.next()
+		if l.err != nil && l.err != io.EOF {
+			return l.err
 		}
-		if tooLong {
+		var an *analysis
+		if l.tooLong {
 			protocol.WriteAnswer(bw, "", false, protocol.TooLongMessage)
-		} else if id, ok, text, answered := e.Exec(string(line)); answered {
+		} else if id, ok, text, answered, a := e.exec(l.line); a != nil {
+			an = a
+			bw.WriteString("=" + id + " \n") // the analysis writes the rest of the answer
+		} else if answered {
 			protocol.WriteAnswer(bw, id, ok, text)
 		}
 		if err := bw.Flush(); err != nil {
 			return err
 		}
-		if err == io.EOF {
+		if an != nil {
+			if err := e.runAnalysis(an, lr, bw, l.err == io.EOF); err != nil {
+				return err
+			}
+		}
+		if l.err == io.EOF {
 			return nil
 		}
 	}
 	return nil
 }
 
+// runAnalysis runs an analysis on a goroutine of its own, which writes to bw, until the next line
+// with a command arrives (it is kept in lr for Run), the analysis spends its budget, or the input
+// ends (eof: it already has): then an analysis with a budget runs to its end, one without stops.
+func (e *Engine) runAnalysis(an *analysis, lr *lineReader, bw *bufio.Writer, eof bool) error {
+	done := make(chan error, 1)
+	go func() { done <- an.run(bw) }()
+	if eof && !an.b.bounded() {
+		an.stop()
+	}
+	for wait := !eof; wait; {
+		select {
+		case err := <-done:
+			return e.analysisDone(an, err)
+		case l := <-lr.readAhead():
+			lr.ahead = nil
+			blank := !l.tooLong && protocol.Clean(l.line) == ""
+			if blank && l.err == nil {
+				continue // a blank or comment line holds no command: the analysis goes on
+			}
+			lr.peeked = &l // Run runs it, or returns its read error or the end of the input
+			if !blank || l.err != io.EOF || !an.b.bounded() {
+				an.stop()
+			}
+			wait = false
+		}
+	}
+	return e.analysisDone(an, <-done)
+}
+
+// analysisDone returns the analysis' write error; after a failed search the tree is not reused.
+func (e *Engine) analysisDone(an *analysis, err error) error {
+	if an.failed {
+		e.akey = ""
+	}
+	return err
+}
+
+// lineReader reads command lines: in the foreground, or in the background while an analysis runs.
+type lineReader struct {
+	br     *bufio.Reader
+	ahead  chan readResult // a background read in flight (or done and not yet received)
+	peeked *readResult     // a line read ahead and not yet run
+}
+
+type readResult struct {
+	line    string
+	tooLong bool
+	err     error
+}
+
+// next returns the next line: one read ahead, or a new one.
+func (lr *lineReader) next() readResult {
+	switch {
+	case lr.peeked != nil:
+		l := *lr.peeked
+		lr.peeked = nil
+		return l
+	case lr.ahead != nil:
+		l := <-lr.ahead
+		lr.ahead = nil
+		return l
+	}
+	return lr.read()
+}
+
+func (lr *lineReader) read() readResult {
+	line, tooLong, err := protocol.ReadLine(lr.br)
+	return readResult{string(line), tooLong, err}
+}
+
+// readAhead starts reading the next line in the background, unless a read is in flight, and returns
+// the channel its result comes on. Who receives it sets lr.ahead to nil.
+func (lr *lineReader) readAhead() <-chan readResult {
+	if lr.ahead == nil {
+		ch := make(chan readResult, 1)
+		go func() { ch <- lr.read() }()
+		lr.ahead = ch
+	}
+	return lr.ahead
+}
+
 // Exec runs one command line and returns the answer: its id (empty if none), success, and the result
 // or error message. answered is false for lines that carry no command (blank lines and comments), which get
-// no answer.
+// no answer. Exec cannot stream: it runs an analyze command with a budget to its end and returns all
+// its info lines (the bytes Run writes), and refuses one without a budget.
 func (e *Engine) Exec(line string) (id string, ok bool, text string, answered bool) {
+	id, ok, text, answered, an := e.exec(line)
+	if an != nil {
+		text, err := runAnalysisSync(an)
+		e.analysisDone(an, nil)
+		if err != nil {
+			return id, false, err.Error(), true
+		}
+		return id, true, text, true
+	}
+	return id, ok, text, answered
+}
+
+// exec runs one command line as Exec does, except for analyze, whose analysis it returns to run.
+func (e *Engine) exec(line string) (id string, ok bool, text string, answered bool, an *analysis) {
 	line = protocol.Clean(line)
 	if line == "" {
-		return "", false, "", false
+		return "", false, "", false, nil
 	}
 	f := strings.Fields(line)
 	if c := f[0][0]; c >= '0' && c <= '9' {
 		if !protocol.ValidID(f[0]) {
-			return "", false, fmt.Sprintf("malformed id %q (want an integer of at most 18 digits)", f[0]), true
+			return "", false, fmt.Sprintf("malformed id %q (want an integer of at most 18 digits)", f[0]), true, nil
 		}
 		id, f = f[0], f[1:]
 		if len(f) == 0 {
-			return id, false, "missing command after the id", true
+			return id, false, "missing command after the id", true, nil
 		}
 	}
 	name, args := strings.ToLower(f[0]), f[1:]
 	cmd, found := commandIndex[name]
 	if !found {
-		return id, false, fmt.Sprintf("unknown command %q (list_commands lists them)", f[0]), true
+		return id, false, fmt.Sprintf("unknown command %q (list_commands lists them)", f[0]), true, nil
 	}
 	if len(args) < cmd.minArgs || cmd.maxArgs >= 0 && len(args) > cmd.maxArgs {
-		return id, false, "usage: " + cmd.usage(), true
+		return id, false, "usage: " + cmd.usage(), true, nil
 	}
+	e.pending = nil
 	res, err := cmd.run(e, args)
 	if err != nil {
-		return id, false, err.Error(), true
+		return id, false, err.Error(), true, nil
 	}
-	return id, true, res, true
+	an, e.pending = e.pending, nil
+	return id, true, res, true, an
 }
 
 // command is one protocol command.
@@ -233,7 +357,7 @@ var (
 
 func init() {
 	commands = []command{
-		{"protocol_version", "", "the protocol version (1)", 0, 0, (*Engine).cmdProtocolVersion},
+		{"protocol_version", "", "the protocol version (2)", 0, 0, (*Engine).cmdProtocolVersion},
 		{"name", "", "the engine name", 0, 0, (*Engine).cmdName},
 		{"version", "", "the engine version", 0, 0, (*Engine).cmdVersion},
 		{"list_commands", "", "the commands, one a line", 0, 0, (*Engine).cmdListCommands},
@@ -242,19 +366,24 @@ func init() {
 		{"quit", "", "answer, then exit", 0, 0, (*Engine).cmdQuit},
 		{"newgame", "[standard|blitz]", "start a game from the empty board (default: the current variant)", 0, 1, (*Engine).cmdNewgame},
 		{"position", "[TEXT]", "set up position TEXT as a new game; without TEXT, print the current position text", 0, 4, (*Engine).cmdPosition},
-		{"play", "TOKEN [TOKEN...]", "apply the actions in order for whoever is to act (all or none)", 1, -1, (*Engine).cmdPlay},
+		{"play", "[COLOR] TOKEN [TOKEN...]", "apply the actions in order for whoever is to act (all or none); COLOR (GTP), if given, must be the side to act", 1, -1, (*Engine).cmdPlay},
 		{"undo", "[N]", "take back the last N actions (default 1)", 0, 1, (*Engine).cmdUndo},
 		{"legal", "", "the legal actions, space separated (empty when the game is over)", 0, 0, (*Engine).cmdLegal},
 		{"turn", "", "the side to act and the phase: '<w|b> <place|move|remove-row|remove-ring>', or '- over'", 0, 0, (*Engine).cmdTurn},
 		{"moves", "", "the actions played since newgame or position, space separated", 0, 0, (*Engine).cmdMoves},
-		{"genmove", "", "choose, play and print an action for the side to act", 0, 0, (*Engine).cmdGenmove},
+		{"genmove", "[COLOR]", "choose, play and print an action for the side to act; COLOR (w|b|white|black, GTP), if given, must be the side to act", 0, 1, (*Engine).cmdGenmove},
 		{"genmove_info", "", "like genmove, then 'key value' lines: action, side, time_ms, wdl, top, pv", 0, 0, (*Engine).cmdGenmoveInfo},
 		{"eval", "[N]", "the player's view of the position without playing: side, wdl, best, N top actions (default 10), pv", 0, 1, (*Engine).cmdEval},
-		{"showboard", "", "the board diagram and a status line", 0, 0, (*Engine).cmdShowboard},
+		{"analyze", analyzeArgs, "search in the background, an info line every INTERVAL_MS (default 100), until the next command or the budget", 0, 7, (*Engine).cmdAnalyze},
+		{"policy", "", "the network's prior over the legal actions, 'TOKEN P' lines, most probable first (uniform without a network)", 0, 0, (*Engine).cmdPolicy},
+		{"showboard", "", "the board diagram (the last action in brackets, '+' completing a row of four) and status lines", 0, 0, (*Engine).cmdShowboard},
 		{"result", "", "white, black, draw or ongoing", 0, 0, (*Engine).cmdResult},
 		{"set", "[player SPEC|sims N|seed N|movetime MS]", "change a setting (rebuilds the player); without arguments, list the settings", 0, 2, (*Engine).cmdSet},
 		{"time_settings", "MAIN BYO STONES", "GTP time control in seconds (main time, byo-yomi period, stones per period; 0 0 0: none), mapped onto movetime", 3, 3, (*Engine).cmdTimeSettings},
 		{"time_left", "COLOR SECONDS STONES", "GTP: the time COLOR (w|b|white|black) has left; sets the move time of the next decisions", 3, 3, (*Engine).cmdTimeLeft},
+		{"clear_board", "", "GTP: newgame with the current variant", 0, 0, (*Engine).cmdClearBoard},
+		{"boardsize", "N", "GTP: accepted and ignored (YINSH has one board)", 1, 1, (*Engine).cmdBoardsize},
+		{"komi", "K", "GTP: accepted and ignored (YINSH has no komi)", 1, 1, (*Engine).cmdKomi},
 	}
 	commandIndex = make(map[string]*command, len(commands))
 	for i := range commands {
@@ -332,6 +461,12 @@ func (e *Engine) cmdPosition(args []string) (string, error) {
 }
 
 func (e *Engine) cmdPlay(args []string) (string, error) {
+	if c, ok := parseColor(args[0]); ok && len(args) > 1 {
+		if err := e.checkColor("play", c); err != nil {
+			return "", fmt.Errorf("%v (nothing played)", err)
+		}
+		args = args[1:]
+	}
 	n := len(e.moves)
 	for i, tok := range args {
 		a, err := env.ParseAction(tok)
@@ -372,6 +507,7 @@ func (e *Engine) Close() error {
 	}
 	err := e.closer.Close()
 	e.closer = nil
+	e.dropSearcher()
 	return err
 }
 
@@ -422,8 +558,67 @@ func (e *Engine) cmdMoves([]string) (string, error) { return joinActions(e.moves
 func (e *Engine) cmdResult([]string) (string, error) { return e.state.Outcome().String(), nil }
 
 func (e *Engine) cmdShowboard([]string) (string, error) {
+	o := env.DiagramOptions{Fours: true}
+	if n := len(e.moves); n > 0 {
+		o.Last, o.HasLast = e.moves[n-1], true
+	}
 	// The diagram starts on its own line, as GTP engines print boards.
-	return "\n" + e.state.String(), nil
+	return "\n" + e.state.Diagram(o), nil
+}
+
+func (e *Engine) cmdClearBoard([]string) (string, error) { return e.cmdNewgame(nil) }
+
+// GTP GUIs send boardsize and komi before every game and give up on an error: accept them, with a
+// note that they change nothing.
+func (e *Engine) cmdBoardsize(args []string) (string, error) {
+	if _, err := strconv.Atoi(args[0]); err != nil {
+		return "", fmt.Errorf("boardsize: want an integer, got %q", args[0])
+	}
+	return "ignored: YINSH has one board (85 points)", nil
+}
+
+func (e *Engine) cmdKomi(args []string) (string, error) {
+	if _, err := strconv.ParseFloat(args[0], 64); err != nil {
+		return "", fmt.Errorf("komi: want a number, got %q", args[0])
+	}
+	return "ignored: YINSH has no komi", nil
+}
+
+// parseColor reads a GTP colour: w, b, white or black, in any case.
+func parseColor(s string) (env.Color, bool) {
+	switch strings.ToLower(s) {
+	case "w", "white":
+		return env.White, true
+	case "b", "black":
+		return env.Black, true
+	}
+	return 0, false
+}
+
+// checkColor errs unless c is the side to act (a GTP client names the colour it wants to play).
+func (e *Engine) checkColor(cmd string, c env.Color) error {
+	if e.state.IsTerminal() {
+		return fmt.Errorf("the game is over (result %s)", e.state.Outcome())
+	}
+	if me := e.state.CurrentPlayer(); c != me {
+		return fmt.Errorf("%s: %s is not to act: %s is to %s", cmd, c, me, phaseWords(e.state.Phase()))
+	}
+	return nil
+}
+
+// phaseWords says what the side to act must do, as the diagram's status line does.
+func phaseWords(p env.Phase) string {
+	switch p {
+	case env.PhasePlace:
+		return "place a ring"
+	case env.PhaseMove:
+		return "move a ring"
+	case env.PhaseRemoveRow:
+		return "remove a row"
+	case env.PhaseRemoveRing:
+		return "remove a ring"
+	}
+	return "stop"
 }
 
 func (e *Engine) cmdSet(args []string) (string, error) {
@@ -613,7 +808,16 @@ func (e *Engine) genmove() (selfplay.Decision, env.Color, time.Duration, error) 
 	return d, side, elapsed, nil
 }
 
-func (e *Engine) cmdGenmove([]string) (string, error) {
+func (e *Engine) cmdGenmove(args []string) (string, error) {
+	if len(args) == 1 {
+		c, ok := parseColor(args[0])
+		if !ok {
+			return "", fmt.Errorf("genmove: colour %q, want w, b, white or black", args[0])
+		}
+		if err := e.checkColor("genmove", c); err != nil {
+			return "", err
+		}
+	}
 	d, _, _, err := e.genmove()
 	if err != nil {
 		return "", err

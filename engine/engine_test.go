@@ -90,7 +90,7 @@ func TestFraming(t *testing.T) {
 		{"frobnicate\n", "? unknown command \"frobnicate\" (list_commands lists them)\n\n"},
 		{"3 frobnicate x\n", "?3 unknown command \"frobnicate\" (list_commands lists them)\n\n"},
 		{"4 name extra\n", "?4 usage: name\n\n"},
-		{"play\n", "? usage: play TOKEN [TOKEN...]\n\n"},
+		{"play\n", "? usage: play [COLOR] TOKEN [TOKEN...]\n\n"},
 		{"quit\nname\n", "= \n\n"}, // nothing after quit is read
 		{"name\nquit\n", "= YINSH Zero\n\n= \n\n"},
 	} {
@@ -169,7 +169,7 @@ func TestSession(t *testing.T) {
 	check("known_command genmove", true, "true")
 	check("known_command GENMOVE", true, "true")
 	check("known_command nope", true, "false")
-	check("help play", true, "play TOKEN [TOKEN...] -- apply the actions in order for whoever is to act (all or none)")
+	check("help play", true, "play [COLOR] TOKEN [TOKEN...] -- apply the actions in order for whoever is to act (all or none); COLOR (GTP), if given, must be the side to act")
 	check("help", true, "~\ngenmove_info -- like genmove")
 	check("help nope", false, `unknown command "nope"`)
 
@@ -231,7 +231,17 @@ func TestSession(t *testing.T) {
 		t.Errorf("genmove_info: %q", info)
 	}
 	check("moves", true, "~f10 "+strings.Fields(info)[1])
-	check("showboard", true, "\n"+strings.TrimRight(e.State().String(), "\n"))
+	lastTok := strings.Fields(info)[1]
+	last, _ := env.ParseAction(lastTok)
+	check("showboard", true, "\n"+strings.TrimRight(e.State().Diagram(env.DiagramOptions{Last: last, HasLast: true, Fours: true}), "\n"))
+	check("showboard", true, "~\nlast action "+lastTok)
+	check("analyze", false, "analyze: player heuristic does not search (analyze needs rollout:N or a checkpoint)")
+	pol := check("policy", true, "~source uniform\n").Text
+	if n := strings.Count(pol, "\n"); n != len(strings.Fields(check("legal", true, "~").Text)) {
+		t.Errorf("policy: %d action lines", n)
+	}
+	check("boardsize 19", true, "ignored: YINSH has one board (85 points)")
+	check("komi 6.5", true, "ignored: YINSH has no komi")
 
 	check("set", true, "player heuristic\nsims 200\nseed 1\nvariant standard\nmovetime 0")
 	check("set sims 5", true, "")
@@ -274,6 +284,10 @@ func TestSession(t *testing.T) {
 	check("newgame chess", false, `unknown variant "chess" (want standard or blitz)`)
 	check("newgame", true, "")
 	check("set", true, "~variant blitz") // newgame keeps the variant
+	check("play e5", true, "")
+	check("clear_board", true, "")
+	check("set", true, "~variant blitz") // so does clear_board
+	check("moves", true, "")
 
 	end, outcome := terminalText(t)
 	check("position "+end, true, "")

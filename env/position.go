@@ -206,35 +206,3 @@ func (s *State) UnmarshalText(b []byte) error {
 	*s = *x
 	return nil
 }
-
-// String returns a board diagram and a status line. Each text line is a board row (11 at the top,
-// numbered on the left); each column runs up and to the left from its letter at the bottom, so the six
-// neighbours of a point are left, right, and the two nearest points on the lines above and below.
-func (s *State) String() string {
-	var b strings.Builder
-	for row := GridSize; row >= 1; row-- {
-		line := []byte(fmt.Sprintf("%2d ", row) + strings.Repeat(" ", GridSize-row))
-		for col := 0; col < GridSize; col++ {
-			ch := byte(' ')
-			if c, ok := CellOf(col, row); ok {
-				ch = s.Cell(c)
-			}
-			line = append(line, ' ', ch)
-		}
-		b.WriteString(strings.TrimRight(string(line), " "))
-		b.WriteByte('\n')
-	}
-	b.WriteString(strings.Repeat(" ", GridSize+3))
-	for col := 0; col < GridSize; col++ {
-		fmt.Fprintf(&b, " %c", 'a'+col)
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "%s, rings removed %d-%d, markers in pool %d", s.variant, s.removed[White], s.removed[Black], s.MarkersInPool())
-	if s.phase == PhaseOver {
-		fmt.Fprintf(&b, ", game over: %s", s.outcome)
-	} else {
-		fmt.Fprintf(&b, ", %s to %s", s.toAct, phaseVerb[s.phase])
-	}
-	b.WriteByte('\n')
-	return b.String()
-}

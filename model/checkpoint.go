@@ -2,10 +2,12 @@ package model
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,7 +22,8 @@ import (
 // __metadata__ has three string entries:
 //
 //	"format"  "yinsh-zero"
-//	"yinsh"   the Metadata below as JSON (architecture, encoding version, kind, step, optimiser)
+//	"yinsh"   the Metadata below as JSON (architecture, encoding version, kind, step, optimiser;
+//	          since 2026-12 also the variant, run id and generation; absent means unknown)
 //	"sha256"  lowercase hex SHA-256 of: the "yinsh" JSON bytes, then one zero byte, then the whole
 //	          tensor data section (the bytes after the header)
 //
@@ -93,6 +96,65 @@ type Metadata struct {
 	Backend string `json:"backend,omitempty"`
 	// ActionLayout is ActionLayout; informational.
 	ActionLayout string `json:"action_layout,omitempty"`
+	// Variant is the rules variant the network was trained for ("standard" or "blitz"); "" is
+	// unknown (checkpoints written before the field existed, `yinsh model init` without --variant).
+	Variant string `json:"variant,omitempty"`
+	// Run says which training run wrote the checkpoint, and at which generation; nil is unknown.
+	Run *RunInfo `json:"run,omitempty"`
+}
+
+// RunInfo identifies the training run and generation of a checkpoint.
+type RunInfo struct {
+	// ID names the run (its directory name, or whatever the trainer chose).
+	ID string `json:"id"`
+	// Generation is the run's generation of the network (0: the initial network).
+	Generation int `json:"generation"`
+}
+
+// Origin is what a trainer records about a checkpoint it writes (see SetOrigin, SaveNet).
+type Origin struct {
+	Variant    env.Variant
+	RunID      string
+	Generation int
+}
+
+// SetOrigin records the variant, run and generation in the metadata.
+func (m *Metadata) SetOrigin(o Origin) {
+	m.Variant = o.Variant.String()
+	m.Run = &RunInfo{ID: o.RunID, Generation: o.Generation}
+}
+
+// VariantValue returns the variant the network was trained for and true, or false when it is
+// unknown.
+func (m *Metadata) VariantValue() (env.Variant, bool) {
+	if m.Variant == "" {
+		return 0, false
+	}
+	v, err := env.ParseVariant(m.Variant)
+	return v, err == nil
+}
+
+// SaveNet writes net's checkpoint to path atomically, as net.Save does, with the origin recorded in
+// its metadata.
+func SaveNet(net Net, path string, o Origin) error {
+	ck, err := net.Checkpoint()
+	if err != nil {
+		return err
+	}
+	ck.Meta.SetOrigin(o)
+	return WriteCheckpoint(path, ck)
+}
+
+// ParamCount is the number of trainable parameters of a net of this architecture and kind
+// (KindTraining or KindInference, whose folded convolutions have biases instead of batch norm).
+func ParamCount(cfg Config, kind string) int64 {
+	var n int64
+	for _, s := range Specs(cfg, kind) {
+		if s.Trainable {
+			n += int64(numel(s.Shape))
+		}
+	}
+	return n
 }
 
 // NewMetadata returns metadata for a net of this build's encoding.
@@ -194,6 +256,14 @@ func (m *Metadata) validate() error {
 	if m.Step < 0 {
 		return fmt.Errorf("step %d < 0", m.Step)
 	}
+	if m.Variant != "" {
+		if _, err := env.ParseVariant(m.Variant); err != nil {
+			return fmt.Errorf("variant %q, want standard or blitz (or none)", m.Variant)
+		}
+	}
+	if m.Run != nil && m.Run.Generation < 0 {
+		return fmt.Errorf("run generation %d < 0", m.Run.Generation)
+	}
 	if err := m.Net.Validate(); err != nil {
 		return err
 	}
@@ -253,6 +323,10 @@ func (c *Checkpoint) Clone() *Checkpoint {
 		o := *c.Meta.Optimizer
 		d.Meta.Optimizer = &o
 	}
+	if c.Meta.Run != nil {
+		r := *c.Meta.Run
+		d.Meta.Run = &r
+	}
 	for n, t := range c.Tensors {
 		d.Tensors[n] = t.Clone()
 	}
@@ -299,19 +373,9 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := meta["format"]; !ok || f != FormatName {
-		if !ok {
-			return nil, errors.New("a safetensors file but not a YINSH Zero checkpoint (no __metadata__ format entry)")
-		}
-		return nil, fmt.Errorf("a safetensors file but not a YINSH Zero checkpoint (format %q)", f)
-	}
-	metaJSON, ok := meta["yinsh"]
-	if !ok {
-		return nil, errors.New("corrupt checkpoint: no yinsh metadata")
-	}
-	sum, ok := meta["sha256"]
-	if !ok {
-		return nil, errors.New("corrupt checkpoint: no sha256 checksum")
+	metaJSON, sum, err := checkpointEntries(meta)
+	if err != nil {
+		return nil, err
 	}
 	if got := checksum([]byte(metaJSON), data); got != sum {
 		return nil, fmt.Errorf("checksum mismatch: file says sha256 %.12s…, content hashes to %.12s… (corrupt or modified)", sum, got)
@@ -324,6 +388,96 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// checkpointEntries returns the yinsh metadata JSON and the checksum of a checkpoint's
+// __metadata__, or says why it is not a checkpoint.
+func checkpointEntries(meta map[string]string) (metaJSON, sum string, err error) {
+	if f, ok := meta["format"]; !ok || f != FormatName {
+		if !ok {
+			return "", "", errors.New("a safetensors file but not a YINSH Zero checkpoint (no __metadata__ format entry)")
+		}
+		return "", "", fmt.Errorf("a safetensors file but not a YINSH Zero checkpoint (format %q)", f)
+	}
+	metaJSON, ok := meta["yinsh"]
+	if !ok {
+		return "", "", errors.New("corrupt checkpoint: no yinsh metadata")
+	}
+	sum, ok = meta["sha256"]
+	if !ok {
+		return "", "", errors.New("corrupt checkpoint: no sha256 checksum")
+	}
+	return metaJSON, sum, nil
+}
+
+// HeaderInfo is what ReadMetadata reads from the start of a checkpoint file.
+type HeaderInfo struct {
+	Meta Metadata
+	// SHA256 is the checksum the file records (of the metadata and the tensor data; not verified).
+	SHA256 string
+	// Tensors is the number of tensors the header lists.
+	Tensors int
+}
+
+// ReadMetadata reads the metadata of a checkpoint or inference file from its header alone, without
+// reading the tensors: cheap enough to check a file before loading it (its variant, architecture,
+// encoding version). The checksum, which covers the tensor data, is not verified (ReadCheckpoint
+// verifies it). Errors name the file, as ReadCheckpoint's do.
+func ReadMetadata(path string) (HeaderInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return HeaderInfo{}, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	h, err := readHeader(f)
+	if err != nil {
+		return HeaderInfo{}, fmt.Errorf("model: checkpoint %s: %w", path, err)
+	}
+	return h, nil
+}
+
+func readHeader(r io.Reader) (HeaderInfo, error) {
+	var lenb [8]byte
+	if n, err := io.ReadFull(r, lenb[:]); err != nil {
+		return HeaderInfo{}, fmt.Errorf("%w: %d bytes, too short for a header", errNotSafetensors, n)
+	}
+	n := binary.LittleEndian.Uint64(lenb[:])
+	if n < 2 || n > maxHeader {
+		return HeaderInfo{}, fmt.Errorf("%w: header length %d", errNotSafetensors, n)
+	}
+	hdr := make([]byte, n)
+	if got, err := io.ReadFull(r, hdr); err != nil {
+		if got == 0 || hdr[0] != '{' {
+			return HeaderInfo{}, fmt.Errorf("%w: no JSON header after the length", errNotSafetensors)
+		}
+		return HeaderInfo{}, fmt.Errorf("truncated: header length %d, only %d bytes follow", n, got)
+	}
+	if hdr[0] != '{' {
+		return HeaderInfo{}, fmt.Errorf("%w: no JSON header after the length", errNotSafetensors)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(hdr, &raw); err != nil {
+		return HeaderInfo{}, fmt.Errorf("%w: header: %v", errNotSafetensors, err)
+	}
+	meta := map[string]string{}
+	if m, ok := raw["__metadata__"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return HeaderInfo{}, fmt.Errorf("corrupt header: __metadata__: %v", err)
+		}
+		delete(raw, "__metadata__")
+	}
+	metaJSON, sum, err := checkpointEntries(meta)
+	if err != nil {
+		return HeaderInfo{}, err
+	}
+	h := HeaderInfo{SHA256: sum, Tensors: len(raw)}
+	if err := json.Unmarshal([]byte(metaJSON), &h.Meta); err != nil {
+		return HeaderInfo{}, fmt.Errorf("corrupt checkpoint metadata: %v", err)
+	}
+	if err := h.Meta.validate(); err != nil {
+		return HeaderInfo{}, err
+	}
+	return h, nil
 }
 
 // WriteCheckpoint validates c and writes it to path atomically (see WriteFileAtomic).

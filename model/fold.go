@@ -25,6 +25,11 @@ func Fold(c *Checkpoint) (*Checkpoint, error) {
 		Meta:    NewMetadata(KindInference, c.Meta.Net, c.Meta.Step, nil, c.Meta.Backend),
 		Tensors: map[string]*Tensor{},
 	}
+	out.Meta.Variant = c.Meta.Variant
+	if c.Meta.Run != nil {
+		r := *c.Meta.Run
+		out.Meta.Run = &r
+	}
 	fold := func(prefix, conv, bn string) {
 		w := c.Tensors[prefix+"."+conv+".weight"]
 		g := c.Tensors[prefix+"."+bn+".weight"].Data

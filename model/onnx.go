@@ -21,7 +21,8 @@ import (
 //	         wdl     float32 [N, 3]                   probabilities [win, draw, loss], side to act
 //
 // and batch norm folded into the convolutions (see Fold). metadata_props carry the encoding version,
-// the action-space layout and the architecture (keys in ONNXMetadata).
+// the action-space layout, the architecture, the training step and, when the checkpoint records
+// them, the variant, run id and generation (keys in ONNXMetadata).
 //
 // The protobuf is written by a small hand-written encoder (below): the part of the ONNX schema we need
 // is seven messages, and this keeps the default build free of protobuf code generation and
@@ -41,10 +42,12 @@ const (
 	attrInts  = 7
 )
 
-// ONNXMetadata returns the metadata_props of an exported model.
+// ONNXMetadata returns the metadata_props of an exported model: yinsh.encoding_version,
+// yinsh.num_planes, yinsh.num_actions, yinsh.action_layout, yinsh.wdl, yinsh.net (the architecture
+// as JSON), yinsh.step, and yinsh.variant, yinsh.run_id, yinsh.generation when known.
 func ONNXMetadata(m Metadata) map[string]string {
 	net, _ := json.Marshal(m.Net)
-	return map[string]string{
+	props := map[string]string{
 		"yinsh.encoding_version": strconv.Itoa(m.EncodingVersion),
 		"yinsh.num_planes":       strconv.Itoa(m.Net.InputPlanes),
 		"yinsh.num_actions":      strconv.Itoa(env.NumActions),
@@ -53,6 +56,15 @@ func ONNXMetadata(m Metadata) map[string]string {
 		"yinsh.net":              string(net),
 		"yinsh.step":             strconv.FormatInt(m.Step, 10),
 	}
+	// the variant, run and generation when the checkpoint records them (absent: unknown)
+	if m.Variant != "" {
+		props["yinsh.variant"] = m.Variant
+	}
+	if m.Run != nil {
+		props["yinsh.run_id"] = m.Run.ID
+		props["yinsh.generation"] = strconv.Itoa(m.Run.Generation)
+	}
+	return props
 }
 
 // EncodeONNX returns the ONNX model of a checkpoint (training checkpoints are folded first).

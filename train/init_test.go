@@ -1,6 +1,8 @@
 package train
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -28,7 +30,7 @@ func TestWriteInitialScalesOutputLayers(t *testing.T) {
 	dir := t.TempDir()
 	for _, scale := range []float64{1, 0.01, 0} {
 		path := filepath.Join(dir, "init.ckpt")
-		if err := writeInitial(net, path, scale); err != nil {
+		if err := writeInitial(net, path, scale, model.Origin{}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := model.ReadCheckpoint(path)
@@ -65,6 +67,25 @@ func TestOutputInitScaleRange(t *testing.T) {
 	for _, bad := range []string{"net.output_init_scale=-0.1", "net.output_init_scale=1.5", "training.value_q_mix=2", "selfplay.leaves_in_flight=0", "selfplay.rollout_playouts=0", "selfplay.gumbel_c_scale=0"} {
 		if _, err := ParseConfig(nil, "test", []string{bad}); err == nil {
 			t.Fatalf("%s accepted", bad)
+		}
+	}
+}
+
+func TestRunCheckpointsRecordOrigin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "myrun")
+	var out bytes.Buffer
+	o := Options{Dir: dir, Config: tinyConfig(t, 1), Backend: gonumBackend, Out: &out}
+	o.Config.Variant = "blitz"
+	if err := Train(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g <= 1; g++ {
+		h, err := model.ReadMetadata(filepath.Join(dir, ckptPath(g)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Meta.Variant != "blitz" || h.Meta.Run == nil || h.Meta.Run.ID != "myrun" || h.Meta.Run.Generation != g {
+			t.Fatalf("gen %d: %+v %+v", g, h.Meta, h.Meta.Run)
 		}
 	}
 }

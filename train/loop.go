@@ -92,7 +92,7 @@ func Train(ctx context.Context, o Options) error {
 		if err := net.SetOptimizer(cfg.Training.Optimizer); err != nil {
 			return err
 		}
-		err = writeInitial(net, filepath.Join(o.Dir, ckptPath(0)), cfg.Net.OutputInitScale)
+		err = writeInitial(net, filepath.Join(o.Dir, ckptPath(0)), cfg.Net.OutputInitScale, runOrigin(o, 0))
 		net.Close()
 		if err != nil {
 			return err
@@ -174,7 +174,7 @@ func Train(ctx context.Context, o Options) error {
 		st.SamplesTrained += int64(tm.Steps * cfg.Training.BatchSize)
 		st.Step = current.Step()
 		cand := ckptPath(g)
-		if err := current.Save(filepath.Join(o.Dir, cand)); err != nil {
+		if err := model.SaveNet(current, filepath.Join(o.Dir, cand), runOrigin(o, g)); err != nil {
 			return err
 		}
 
@@ -517,9 +517,9 @@ var outputLayers = []string{"policy.fc", "value.fc2"}
 // first generations' searches. A small scale starts the network near the uniform policy and an even
 // WDL, so the first self-play searches rely on their simulations. Done on the checkpoint, so it is
 // the same for every backend.
-func writeInitial(net model.Net, path string, scale float64) error {
+func writeInitial(net model.Net, path string, scale float64, origin model.Origin) error {
 	if scale == 1 {
-		return net.Save(path)
+		return model.SaveNet(net, path, origin)
 	}
 	ck, err := net.Checkpoint()
 	if err != nil {
@@ -536,5 +536,12 @@ func writeInitial(net model.Net, path string, scale float64) error {
 		}
 		clear(b.Data)
 	}
+	ck.Meta.SetOrigin(origin)
 	return model.WriteCheckpoint(path, ck)
+}
+
+// runOrigin is what the run's checkpoint of generation g records about itself: the variant, the
+// run (its directory's name) and the generation.
+func runOrigin(o Options, g int) model.Origin {
+	return model.Origin{Variant: o.Config.VariantValue(), RunID: filepath.Base(filepath.Clean(o.Dir)), Generation: g}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -107,9 +108,19 @@ type panel struct {
 	// yMin, yMax fix the y range when yFixed (shares and scores: [0, 1]).
 	yFixed     bool
 	yMin, yMax float64
+	// yFromZero starts the y axis at 0 (a learning rate).
+	yFromZero bool
 	// ref draws a dashed horizontal reference line at refY, named ref, when ref != "".
 	ref  string
 	refY float64
+}
+
+// scoreTitle is the score panel's title, saying when there was no gating match to plot.
+func scoreTitle(vsBest series) string {
+	if len(vsBest.xy) == 0 {
+		return "candidate's score (no gating matches against the best)"
+	}
+	return "candidate's score"
 }
 
 type series struct {
@@ -136,6 +147,41 @@ func metricFigures(ms []Metrics, x func(i int) float64) []figure {
 	evaluated := func(m *Metrics) bool { return !m.Eval.Skipped }
 
 	scores := []series{{"vs best", get(gated, func(m *Metrics) float64 { return m.Eval.VsBest })}}
+	// the ladder: gen-0000 (the anchor) by name, the others by their distance to the candidate
+	anchor := GenName(0)
+	offsets := map[int]bool{}
+	hasAnchor := false
+	for i := range ms {
+		for name := range ms[i].Eval.Ladder {
+			var h int
+			if n, _ := fmt.Sscanf(name, "gen-%04d", &h); n != 1 {
+				continue
+			}
+			if name == anchor {
+				hasAnchor = true
+			} else if k := ms[i].Generation - h; k > 0 {
+				offsets[k] = true
+			}
+		}
+	}
+	if hasAnchor {
+		scores = append(scores, series{"vs " + anchor, get(func(m *Metrics) bool {
+			_, ok := m.Eval.Ladder[anchor]
+			return evaluated(m) && ok
+		}, func(m *Metrics) float64 { return m.Eval.Ladder[anchor] })})
+	}
+	ks := make([]int, 0, len(offsets))
+	for k := range offsets {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	for _, k := range ks {
+		name := func(m *Metrics) string { return GenName(m.Generation - k) }
+		scores = append(scores, series{fmt.Sprintf("vs gen %d back", k), get(func(m *Metrics) bool {
+			_, ok := m.Eval.Ladder[name(m)]
+			return evaluated(m) && ok && name(m) != anchor
+		}, func(m *Metrics) float64 { return m.Eval.Ladder[name(m)] })})
+	}
 	baselines := map[string]bool{}
 	for i := range ms {
 		for b := range ms[i].Eval.Baselines {
@@ -174,18 +220,54 @@ func metricFigures(ms []Metrics, x func(i int) float64) []figure {
 			}},
 		}},
 		{"training", "Training and evaluation", []panel{
-			{title: "learning rate", ylabel: "learning rate", series: []series{
+			{title: "learning rate", ylabel: "learning rate", yFromZero: true, series: []series{
 				{"lr", get(trained, func(m *Metrics) float64 { return m.Train.LR })}}},
-			{title: "candidate's score", ylabel: "score", yFixed: true, yMin: 0, yMax: 1, series: scores, ref: "even (0.5)", refY: 0.5},
+			{title: scoreTitle(scores[0]), ylabel: "score", yFixed: true, yMin: 0, yMax: 1, series: scores, ref: "even (0.5)", refY: 0.5},
 		}},
 	}
+}
+
+// niceTicks labels an axis at multiples of 1, 2 or 5 times a power of ten, about five of them,
+// with unlabelled minor ticks between (integers stay integers: generations 0, 5, 10, …).
+type niceTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	minor := step / 5
+	if step/mag == 2 {
+		minor = step / 4
+	}
+	prec := max(0, -int(math.Floor(math.Log10(step))))
+	var ticks []plot.Tick
+	first := math.Ceil(lo/minor - 1e-9)
+	for i := first; i*minor <= hi+minor*1e-9; i++ {
+		v := i*minor + 0 // +0: no "-0"
+		t := plot.Tick{Value: v}
+		if r := math.Mod(math.Abs(v)+step*1e-9, step); r < step*1e-6 {
+			t.Label = strconv.FormatFloat(v, 'f', prec, 64)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }
 
 // Figure layout (inches).
 const (
 	figWidth    = 8.0
 	panelHeight = 2.6
-	titleHeight = 0.35
+	titleHeight = 0.4
 	legendPad   = 0.15
 )
 
@@ -205,6 +287,7 @@ func (f figure) save(path, xlabel string) error {
 		leg := plot.NewLegend()
 		leg.Top, leg.Left = true, true
 		leg.TextStyle.Font.Size = vg.Points(10)
+		leg.Padding = vg.Points(2)
 		empty := true
 		for k, s := range pn.series {
 			if len(s.xy) == 0 {
@@ -222,9 +305,24 @@ func (f figure) save(path, xlabel string) error {
 			p.Add(line, points)
 			leg.Add(s.name, line, points)
 		}
-		if pn.yFixed {
+		switch {
+		case pn.yFixed:
 			p.Y.Min, p.Y.Max = pn.yMin, pn.yMax
+		case empty:
+		case pn.yFromZero:
+			p.Y.Min = 0
+			if !(p.Y.Max > 0) {
+				p.Y.Max = 1
+			}
+			p.Y.Max *= 1.1
+		case p.Y.Min == p.Y.Max: // a constant: a range around it rather than ±1
+			d := math.Abs(p.Y.Min) * 0.1
+			if d == 0 {
+				d = 1
+			}
+			p.Y.Min, p.Y.Max = p.Y.Min-d, p.Y.Max+d
 		}
+		p.X.Tick.Marker = niceTicks{}
 		if pn.ref != "" {
 			xmin, xmax := p.X.Min, p.X.Max
 			if empty || xmax <= xmin {
@@ -259,8 +357,8 @@ func (f figure) save(path, xlabel string) error {
 	// title across the top
 	title := plot.New().Title.TextStyle
 	title.Font.Size = vg.Points(13)
-	title.XAlign = draw.XCenter
-	dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Inch*titleHeight*0.75}, f.title)
+	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
+	dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Points(6)}, f.title)
 	area := draw.Crop(dc, 0, -legW, 0, -vg.Inch*titleHeight)
 	tiles := draw.Tiles{Rows: n, Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter,
 		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}

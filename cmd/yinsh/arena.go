@@ -40,6 +40,8 @@ type ArenaOptions struct {
 	Leaves       int
 	// EngineTimeout bounds an external engine's decision (0: the default)
 	EngineTimeout time.Duration
+	// AnyVariant plays checkpoints trained for the other variant too.
+	AnyVariant bool
 }
 
 // unlimitedSims caps the simulations of a search bounded by --movetime alone.
@@ -71,7 +73,7 @@ Elo with 95% intervals, a GSPRT verdict (Fishtest's generalised SPRT on the pent
 side's mean and maximum time per move.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := env.ParseVariant(variant)
+			v, err := parseVariant(variant)
 			if err != nil {
 				return err
 			}
@@ -98,6 +100,12 @@ side's mean and maximum time per move.`,
 			opts.MoveTime = time.Duration(movetime) * time.Millisecond
 			opts.SimsSet = cmd.Flags().Changed("sims")
 			opts.Variant, opts.Out, opts.Err = v, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if err := checkVariant("--a", opts.A, v, opts.AnyVariant); err != nil {
+				return err
+			}
+			if err := checkVariant("--b", opts.B, v, opts.AnyVariant); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -105,8 +113,9 @@ side's mean and maximum time per move.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.A, "a", "", `player A: checkpoint file, random, heuristic, rollout:N or engine:"CMD ARGS"`)
-	f.StringVar(&opts.B, "b", "", "player B")
+	// -a and -b as well: cobra completes a one-letter flag's value through its shorthand only
+	f.StringVarP(&opts.A, "a", "a", "", `player A: checkpoint file, random, heuristic, rollout:N or engine:"CMD ARGS"`)
+	f.StringVarP(&opts.B, "b", "b", "", "player B")
 	f.IntVar(&opts.Games, "games", 100, "number of games (pairs of two; an odd last game is unpaired)")
 	f.IntVar(&opts.Sims, "sims", 200, "simulations per decision for checkpoint players (with --movetime: a cap, none unless given)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per decision for searching players (0: bounded by simulations)")
@@ -124,6 +133,7 @@ side's mean and maximum time per move.`,
 	f.Float64Var(&opts.RolloutMix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	f.DurationVar(&opts.EngineTimeout, "engine-timeout", 0, "engine:\"CMD\" players: time a decision may take before the engine is killed and loses the game (0: 60s, or 2×movetime+2s)")
 	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
+	f.BoolVar(&opts.AnyVariant, "any-variant", false, "play checkpoints trained for the other variant too")
 	return cmd
 }
 

@@ -80,10 +80,16 @@ func TestArenaOpeningsAndMoveTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var starts []string
+	// games are recorded as they finish: put them in game order
+	starts := make([]string, 6)
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
 		f := strings.Fields(l)
-		starts = append(starts, strings.Join(f[:2], " "))
+		n := regexp.MustCompile(`game=(\d+)`).FindStringSubmatch(l)
+		if n == nil {
+			t.Fatalf("record line without game=: %q", l)
+		}
+		k, _ := strconv.Atoi(n[1])
+		starts[k-1] = strings.Join(f[:2], " ")
 	}
 	want := []string{"e5 f6", "e5 f6", "a2 a3", "a2 a3", "e5 f6", "e5 f6"}
 	if strings.Join(starts, ",") != strings.Join(want, ",") {

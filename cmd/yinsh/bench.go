@@ -12,10 +12,7 @@ import (
 )
 
 func newBenchCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Measure the speed of the rules engine, search and networks",
-	}
+	cmd := groupCmd("bench", "Measure the speed of the rules engine, search and networks")
 	cmd.AddCommand(
 		newCmdBenchPlayouts(nil),
 		newCmdBenchSelfplay(),
@@ -41,7 +38,7 @@ func newCmdBenchPlayouts(runF func(*BenchPlayoutsOptions) error) *cobra.Command 
 		Short: "Play uniformly random games on one goroutine and report games/s and results",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := env.ParseVariant(variant)
+			v, err := parseVariant(variant)
 			if err != nil {
 				return err
 			}

@@ -30,7 +30,7 @@ func newCmdBenchMCTS(runF func(*BenchMCTSOptions) error) *cobra.Command {
 		Short: "Search mid-game positions with the uniform evaluator on one goroutine; report sims/s and bytes/node",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := env.ParseVariant(variant)
+			v, err := parseVariant(variant)
 			if err != nil {
 				return err
 			}

@@ -5,19 +5,20 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 func newDatasetsCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "datasets",
-		Short: "Game records: import boardspace SGF, export to Parquet, summarise shards",
-	}
-	cmd.AddCommand(newCmdDatasetsImportSGF(nil), newCmdDatasetsExport(nil), newCmdDatasetsStats(nil))
+	cmd := groupCmd("datasets", "Game records: import boardspace SGF, export to Parquet, summarise shards, print games")
+	cmd.AddCommand(newCmdDatasetsImportSGF(nil), newCmdDatasetsExport(nil), newCmdDatasetsStats(nil), newCmdDatasetsGames(nil))
 	return cmd
 }
 
@@ -173,7 +174,7 @@ func datasetsExportRun(opts *DatasetsExportOptions) error {
 	}
 	f, err := datasets.CreateAtomic(opts.Path, opts.Force)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w (use --force to replace it)", err)
+		return fmt.Errorf("%s already exists (pass --force to overwrite it)", opts.Path)
 	} else if err != nil {
 		return err
 	}
@@ -183,7 +184,7 @@ func datasetsExportRun(opts *DatasetsExportOptions) error {
 		return err
 	}
 	if err := f.Commit(); errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w (use --force to replace it)", err)
+		return fmt.Errorf("%s already exists (pass --force to overwrite it)", opts.Path)
 	} else if err != nil {
 		return err
 	}
@@ -242,5 +243,142 @@ func datasetsStatsRun(opts *DatasetsStatsOptions) error {
 	fmt.Fprintln(o)
 	fmt.Fprintf(o, "length: mean %.1f min %d max %d actions\n", st.MeanLength(), st.MinLength, st.MaxLength)
 	fmt.Fprintf(o, "variants: standard %d blitz %d\n", st.Variants[env.Standard], st.Variants[env.Blitz])
+	return nil
+}
+
+// DatasetsGamesOptions configures `yinsh datasets games`.
+type DatasetsGamesOptions struct {
+	Out   io.Writer
+	Path  string // a shard file or a directory of shards
+	ID    uint64 // with IDSet: print only the game with this record id
+	IDSet bool
+}
+
+func newCmdDatasetsGames(runF func(*DatasetsGamesOptions) error) *cobra.Command {
+	opts := &DatasetsGamesOptions{}
+	cmd := &cobra.Command{
+		Use:   "games SHARD|DIR [--id N]",
+		Short: "Print the games of shards as token lines that yinsh replay reads",
+		Long: `Print every game of a shard file, or of every shard of a directory, in the game record format of
+yinsh arena --record: one line per game, its action tokens, then a # comment with the game's
+fields (variant, generator as both players, result, and id, generator, shard and index). yinsh
+replay checks each game's recorded result against its replay (a resigned game is recorded as a
+forfeit of the side that resigned); each line is also a plain token list. A game without a result
+(an unfinished import) is printed as a comment only.
+
+With --id N only the game whose record id is N is printed, as a plain token file: a comment line
+with its fields (variant=…, which yinsh replay reads), then its tokens.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path, opts.Out = args[0], cmd.OutOrStdout()
+			opts.IDSet = cmd.Flags().Changed("id")
+			if runF != nil {
+				return runF(opts)
+			}
+			return datasetsGamesRun(opts)
+		},
+	}
+	cmd.Flags().Uint64Var(&opts.ID, "id", 0, "print only the game with this record id (the id= field; self-play: the game's seed)")
+	return cmd
+}
+
+// shardsOf returns the shard files a path names: itself, or the finished shards of a directory.
+func shardsOf(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	shards, err := datasets.ListShards(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("%s: no shards (shard-NNNNNN.yz files)", path)
+	}
+	return shards, nil
+}
+
+// eachGame calls fn for every record of the shards, in order.
+func eachGame(shards []string, fn func(shard string, index int, r *datasets.Record) error) error {
+	for _, path := range shards {
+		sr, err := datasets.OpenShard(path)
+		if err != nil {
+			return err
+		}
+		for i := 0; ; i++ {
+			r, err := sr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				err = fn(path, i, r)
+			}
+			if err != nil {
+				sr.Close()
+				return err
+			}
+		}
+		sr.Close()
+	}
+	return nil
+}
+
+func datasetsGamesRun(opts *DatasetsGamesOptions) error {
+	shards, err := shardsOf(opts.Path)
+	if err != nil {
+		return err
+	}
+	o := opts.Out
+	if !opts.IDSet {
+		fmt.Fprintf(o, "%s format: the games of %s (yinsh datasets games; yinsh replay checks them)\n", selfplay.RecordHeader, opts.Path)
+	}
+	n, found := 0, false
+	err = eachGame(shards, func(shard string, index int, r *datasets.Record) error {
+		n++
+		if opts.IDSet && (found || r.ID != opts.ID) {
+			return nil
+		}
+		s := env.NewState(r.Variant)
+		if err := env.Replay(s, r.Actions); err != nil {
+			return fmt.Errorf("%s: game %d (id %d): %w", shard, index, r.ID, err)
+		}
+		where := fmt.Sprintf("id=%d generator=%s shard=%s index=%d", r.ID, strconv.Quote(r.Generator), strconv.Quote(filepath.Base(shard)), index)
+		toks := tokenLine(r.Actions)
+		if opts.IDSet {
+			found = true
+			fmt.Fprintf(o, "# %s variant=%s result=%s actions=%d\n%s\n", where, r.Variant, r.Outcome, len(r.Actions), toks)
+			return nil
+		}
+		var result string
+		switch {
+		case s.IsTerminal() && s.Outcome() == r.Outcome:
+			result = "result=" + r.Outcome.String()
+		case !s.IsTerminal() && (r.Outcome == env.WhiteWins || r.Outcome == env.BlackWins):
+			loser := env.White
+			if r.Outcome == env.WhiteWins {
+				loser = env.Black
+			}
+			result = fmt.Sprintf("result=%s forfeit=%s reason=%q", r.Outcome, loser, "resigned")
+		default:
+			fmt.Fprintf(o, "# not replayable as a record: %s variant=%s recorded %s, the actions end %s (yinsh datasets games %s --id %d prints its tokens)\n",
+				where, r.Variant, r.Outcome, s.Outcome(), opts.Path, r.ID)
+			return nil
+		}
+		if toks != "" {
+			toks += " "
+		}
+		fmt.Fprintf(o, "%s# game=%d pair=0 variant=%s white=%s black=%s %s opening=0 %s\n",
+			toks, n, r.Variant, strconv.Quote(r.Generator), strconv.Quote(r.Generator), result, where)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if opts.IDSet && !found {
+		return fmt.Errorf("%s: no game with id %d (%d games)", opts.Path, opts.ID, n)
+	}
 	return nil
 }

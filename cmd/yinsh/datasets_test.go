@@ -71,7 +71,7 @@ func TestDatasetsImportStatsExport(t *testing.T) {
 		t.Fatalf("not a Parquet file (%d bytes): %v", len(data), err)
 	}
 	_, stderr, code = runCLI(t, "", "datasets", "export", "--in", out, "--out", pq)
-	if code == 0 || !strings.Contains(stderr, pq+": file already exists (use --force to replace it)") {
+	if code == 0 || !strings.Contains(stderr, pq+" already exists (pass --force to overwrite it)") {
 		t.Fatalf("export over an existing file: code %d err %q", code, stderr)
 	}
 	if _, _, code = runCLI(t, "", "datasets", "export", "--in", out, "--out", pq, "--force"); code != 0 {
@@ -94,7 +94,7 @@ func TestDatasetsDamagedShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code := runCLI(t, "", "datasets", "stats", out)
-	if code != 1 || !strings.HasPrefix(stderr, "yinsh: datasets: "+shard+": record 5 at byte ") || !strings.Contains(stderr, "truncated") {
+	if code != 1 || !strings.HasPrefix(stderr, "yinsh: "+shard+": record 5 at byte ") || !strings.Contains(stderr, "truncated") {
 		t.Fatalf("stats of a truncated shard: code %d err %q", code, stderr)
 	}
 	pq := filepath.Join(t.TempDir(), "x.parquet")

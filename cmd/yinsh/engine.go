@@ -26,6 +26,8 @@ type EngineOptions struct {
 	// then caps the timed search.
 	MoveTime time.Duration
 	SimsSet  bool
+	// AnyVariant accepts a checkpoint trained for another variant than --variant.
+	AnyVariant bool
 }
 
 func newEngineCmd() *cobra.Command { return newCmdEngine(nil) }
@@ -41,7 +43,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			"'?[id] error' followed by an empty line, as in GTP. Logs go to stderr. See docs/engine-protocol.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := env.ParseVariant(variant)
+			v, err := parseVariant(variant)
 			if err != nil {
 				return err
 			}
@@ -59,6 +61,9 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level: %w", err)
 			}
+			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
+				return err
+			}
 			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if runF != nil {
@@ -75,6 +80,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the player (same seed and commands, same answers)")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant of the first game: standard or blitz")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	cmd.Flags().BoolVar(&opts.AnyVariant, "any-variant", false, "accept a checkpoint trained for another variant than --variant")
 	return cmd
 }
 

@@ -156,7 +156,7 @@ func TestEngineBinarySession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	want := "= 1\n\n" +
+	want := "= " + engine.ProtocolVersion + "\n\n" +
 		"=1 YINSH Zero\n\n" +
 		"=2 " + engine.Version + "\n\n" +
 		"= true\n\n" +
@@ -193,6 +193,7 @@ func TestEngineBinaryCommands(t *testing.T) {
 		"set", "set sims 10", "set seed 3", "set player heuristic", "newgame blitz", "position", "turn", "legal",
 		"play e5", "undo", "genmove", "genmove_info", "eval 3", "moves", "showboard", "result",
 		"time_settings 0 1 1", "time_left w 1 1", "set movetime 0",
+		"policy", "boardsize 19", "komi 7.5", "clear_board", "set player rollout:5", "analyze sims 20", "set player heuristic",
 	} {
 		a := p.send(line)
 		used[strings.Fields(line)[0]] = true

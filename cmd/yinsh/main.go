@@ -25,7 +25,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if errors.As(err, &ee) {
 			return ee.code
 		}
-		fmt.Fprintln(stderr, "yinsh:", err)
+		fmt.Fprintln(stderr, "yinsh:", tidyError(err.Error()))
 		return 1
 	}
 	return 0
@@ -42,7 +42,9 @@ func newRootCmd() *cobra.Command {
 		Short:         "YINSH Zero: self-play reinforcement learning for the board game YINSH",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionText(),
 	}
+	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(
 		newPerftCmd(),
 		newReplayCmd(),
@@ -51,6 +53,8 @@ func newRootCmd() *cobra.Command {
 		newArenaCmd(),
 		newRatingsCmd(),
 		newEngineCmd(),
+		newAnalyzeCmd(),
+		newAnalyzeCmd(),
 		newModelCmd(), newExportCmd(),
 		newDatasetsCmd(),
 		newSearchCmd(),
@@ -58,5 +62,6 @@ func newRootCmd() *cobra.Command {
 		newSelfplayCmd(),
 		newPlayCmd(),
 	)
+	registerCompletions(root)
 	return root
 }

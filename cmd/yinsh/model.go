@@ -15,21 +15,19 @@ import (
 )
 
 func newModelCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "model",
-		Short: "Create and inspect network checkpoints",
-	}
-	cmd.AddCommand(newCmdModelInit(nil))
+	cmd := groupCmd("model", "Create and inspect network checkpoints")
+	cmd.AddCommand(newCmdModelInit(nil), newCmdModelInfo(nil))
 	return cmd
 }
 
 // ModelInitOptions configures `yinsh model init`.
 type ModelInitOptions struct {
-	Out   io.Writer
-	Net   string // preset name or YAML file
-	Seed  uint64
-	Path  string // checkpoint to write
-	Force bool   // overwrite an existing file
+	Out     io.Writer
+	Net     string // preset name or YAML file
+	Seed    uint64
+	Path    string // checkpoint to write
+	Force   bool   // overwrite an existing file
+	Variant string // the variant recorded in the metadata ("" unknown)
 }
 
 func newCmdModelInit(runF func(*ModelInitOptions) error) *cobra.Command {
@@ -39,11 +37,18 @@ func newCmdModelInit(runF func(*ModelInitOptions) error) *cobra.Command {
 		Short: "Write a freshly initialised network checkpoint",
 		Long: `Write a freshly initialised training checkpoint (safetensors + metadata, written atomically).
 --net is a preset (tiny, small) or an architecture YAML file (see configs/net-*.yaml). The same seed
-gives the same weights. An existing --out file is kept unless --force is given.`,
+gives the same weights. --variant records the variant the network is meant for (players then
+refuse it under the other one); without it the variant is unknown. An existing --out file is kept
+unless --force is given.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Path == "" {
 				return errors.New("--out is required")
+			}
+			if opts.Variant != "" {
+				if _, err := parseVariant(opts.Variant); err != nil {
+					return err
+				}
 			}
 			opts.Out = cmd.OutOrStdout()
 			if runF != nil {
@@ -57,7 +62,22 @@ gives the same weights. An existing --out file is kept unless --force is given.`
 	f.Uint64Var(&opts.Seed, "seed", 1, "random seed of the initial weights")
 	f.StringVar(&opts.Path, "out", "", "checkpoint file to write")
 	f.BoolVar(&opts.Force, "force", false, "overwrite an existing checkpoint")
+	f.StringVar(&opts.Variant, "variant", "", "record the rules variant the network is for: standard or blitz (default: unknown)")
 	return cmd
+}
+
+// checkOverwrite refuses to replace an existing file unless force (the one rule of every command
+// that writes a file).
+func checkOverwrite(path string, force bool) error {
+	if force {
+		return nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("%s already exists (pass --force to overwrite it)", path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 func modelInitRun(opts *ModelInitOptions) error {
@@ -65,33 +85,118 @@ func modelInitRun(opts *ModelInitOptions) error {
 	if err != nil {
 		return err
 	}
-	if !opts.Force {
-		if _, err := os.Stat(opts.Path); err == nil {
-			return fmt.Errorf("%s exists; use --force to overwrite it", opts.Path)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+	if err := checkOverwrite(opts.Path, opts.Force); err != nil {
+		return err
 	}
 	net, err := gonum.New(cfg, opts.Seed)
 	if err != nil {
 		return err
 	}
-	if err := net.Save(opts.Path); err != nil {
+	ck, err := net.Checkpoint()
+	if err != nil {
 		return err
 	}
-	var params int
-	for _, s := range model.Specs(cfg, model.KindTraining) {
-		if s.Trainable {
-			n := 1
-			for _, d := range s.Shape {
-				n *= d
-			}
-			params += n
-		}
+	if opts.Variant != "" {
+		ck.Meta.Variant = opts.Variant
+	}
+	if err := model.WriteCheckpoint(opts.Path, ck); err != nil {
+		return err
 	}
 	fmt.Fprintf(opts.Out, "wrote %s: net %s (%d blocks x %d channels, %d parameters), seed %d\n",
-		opts.Path, cfg.Name, cfg.Blocks, cfg.Channels, params, opts.Seed)
+		opts.Path, cfg.Name, cfg.Blocks, cfg.Channels, model.ParamCount(cfg, model.KindTraining), opts.Seed)
 	return nil
+}
+
+// ModelInfoOptions configures `yinsh model info`.
+type ModelInfoOptions struct {
+	Out  io.Writer
+	Path string
+}
+
+func newCmdModelInfo(runF func(*ModelInfoOptions) error) *cobra.Command {
+	opts := &ModelInfoOptions{}
+	cmd := &cobra.Command{
+		Use:   "info FILE",
+		Short: "Describe a checkpoint: variant, run, step, architecture, parameters, FLOPs, checksum, size",
+		Long: `Print what a checkpoint (or an exported inference safetensors file) says about itself: kind, rules
+variant, run id and generation, training step, observation encoding version, architecture,
+trainable parameters, FLOPs per position (one forward pass, 2 per multiply-add), optimiser, writer
+backend, checksum (verified against the content) and file size. Fields a checkpoint does not
+record (older checkpoints) are shown as unknown.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path, opts.Out = args[0], cmd.OutOrStdout()
+			if runF != nil {
+				return runF(opts)
+			}
+			return modelInfoRun(opts)
+		},
+	}
+	return cmd
+}
+
+func modelInfoRun(opts *ModelInfoOptions) error {
+	st, err := os.Stat(opts.Path)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory, not a checkpoint file", opts.Path)
+	}
+	// the full read verifies the checksum and every tensor's shape
+	ck, err := model.ReadCheckpoint(opts.Path)
+	if err != nil {
+		return err
+	}
+	h, err := model.ReadMetadata(opts.Path)
+	if err != nil {
+		return err
+	}
+	m, cfg, o := ck.Meta, ck.Meta.Net, opts.Out
+	unknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	fmt.Fprintf(o, "file: %s\n", opts.Path)
+	fmt.Fprintf(o, "size: %d bytes (%s)\n", st.Size(), humanBytes(st.Size()))
+	fmt.Fprintf(o, "kind: %s\n", m.Kind)
+	fmt.Fprintf(o, "variant: %s\n", unknown(m.Variant))
+	if m.Run != nil {
+		fmt.Fprintf(o, "run: %s\ngeneration: %d\n", unknown(m.Run.ID), m.Run.Generation)
+	} else {
+		fmt.Fprintf(o, "run: unknown\ngeneration: unknown\n")
+	}
+	fmt.Fprintf(o, "step: %d\n", m.Step)
+	fmt.Fprintf(o, "encoding version: %d\n", m.EncodingVersion)
+	fmt.Fprintf(o, "net: %s: %d blocks x %d channels, policy head %d channels, value head %d channels x %d hidden, %d input planes\n",
+		unknown(cfg.Name), cfg.Blocks, cfg.Channels, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden, cfg.InputPlanes)
+	fmt.Fprintf(o, "parameters: %d\n", model.ParamCount(cfg, m.Kind))
+	flops := cfg.FLOPsPerPosition()
+	fmt.Fprintf(o, "flops per position: %d (%.2f MFLOP)\n", flops, float64(flops)/1e6)
+	if m.Optimizer != nil {
+		fmt.Fprintf(o, "optimizer: %s (state stored)\n", m.Optimizer.Kind)
+	} else {
+		fmt.Fprintf(o, "optimizer: none stored\n")
+	}
+	fmt.Fprintf(o, "backend: %s\n", unknown(m.Backend))
+	fmt.Fprintf(o, "tensors: %d\n", h.Tensors)
+	fmt.Fprintf(o, "sha256: %s (verified)\n", h.SHA256)
+	return nil
+}
+
+// humanBytes formats a size in KiB, MiB or GiB.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // ExportOptions configures `yinsh export`.
@@ -100,6 +205,7 @@ type ExportOptions struct {
 	Checkpoint string
 	Format     string // "onnx" or "safetensors"
 	Path       string
+	Force      bool // replace an existing Path
 }
 
 func newExportCmd() *cobra.Command { return newCmdExport(nil) }
@@ -112,9 +218,10 @@ func newCmdExport(runF func(*ExportOptions) error) *cobra.Command {
 		Long: `Export a network for game clients, with batch norm folded into the convolutions.
   onnx         inputs planes [N,15,11,11] float32 and mask [N,2142] bool; outputs policy [N,2142]
                (probabilities, illegal actions 0) and wdl [N,3] (win, draw, loss for the side to
-               act); opset 13; metadata_props yinsh.* name the encoding version and action layout.
+               act); opset 13; metadata_props yinsh.* name the encoding version, action layout,
+               architecture, step, and the variant, run id and generation when known.
   safetensors  folded weights and metadata, for the pure-Go client package model/policy.
-The output is written atomically (an existing file is replaced).`,
+The output is written atomically; an existing --out file is kept unless --force.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -136,6 +243,7 @@ The output is written atomically (an existing file is replaced).`,
 	f.StringVar(&opts.Checkpoint, "checkpoint", "", "checkpoint file to export")
 	f.StringVar(&opts.Format, "format", "onnx", "output format: onnx or safetensors")
 	f.StringVar(&opts.Path, "out", "", "file to write")
+	f.BoolVar(&opts.Force, "force", false, "replace an existing --out file")
 	return cmd
 }
 
@@ -145,6 +253,9 @@ func exportRun(opts *ExportOptions) error {
 	}
 	ck, err := model.ReadCheckpoint(opts.Checkpoint)
 	if err != nil {
+		return err
+	}
+	if err := checkOverwrite(opts.Path, opts.Force); err != nil {
 		return err
 	}
 	switch opts.Format {

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -26,9 +29,19 @@ type PlayOptions struct {
 	// MoveTime bounds the agent's search by time (0: by Sims); Sims then caps it only if SimsSet.
 	MoveTime time.Duration
 	SimsSet  bool
+	Gumbel   bool // the agent's root search is Gumbel AlphaZero's
+	Leaves   int  // leaves the agent's search sends per network call
+	// Record is the file the game is written to as it goes ("" for none); Force lets it replace an
+	// existing file.
+	Record string
+	Force  bool
+	// AnyVariant plays a checkpoint trained for the other variant.
+	AnyVariant bool
 }
 
-func newPlayCmd() *cobra.Command {
+func newPlayCmd() *cobra.Command { return newCmdPlay(nil) }
+
+func newCmdPlay(runF func(*PlayOptions) error) *cobra.Command {
 	opts := &PlayOptions{}
 	var checkpoint, as, variant string
 	var movetime int
@@ -36,10 +49,15 @@ func newPlayCmd() *cobra.Command {
 		Use:   "play --checkpoint FILE [--sims N] [--as white|black]",
 		Short: "Play against an agent in the terminal",
 		Long: `Play against an agent in the terminal. Type action tokens (e5 to place a ring, e5-e8 to move the
-ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, board, undo, help, quit.`,
+ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, board, undo, moves (the
+game's tokens so far), save FILE (write them to FILE; save --force FILE replaces it), help, quit.
+
+--record FILE writes the game to FILE as it goes (rewritten after every action): a comment line
+naming the players and the variant, then the tokens on one line; yinsh replay FILE replays it.
+An existing FILE is kept unless --force.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := env.ParseVariant(variant)
+			v, err := parseVariant(variant)
 			if err != nil {
 				return err
 			}
@@ -68,8 +86,25 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 			if movetime < 0 {
 				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
 			}
+			if movetime > 0 && opts.Gumbel {
+				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
+			}
+			if opts.Leaves < 1 || opts.Leaves > 4096 {
+				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
+			}
+			if err := checkVariant("", opts.Player, v, opts.AnyVariant); err != nil {
+				return err
+			}
+			if opts.Record != "" {
+				if err := checkOverwrite(opts.Record, opts.Force); err != nil {
+					return fmt.Errorf("--record: %w", err)
+				}
+			}
 			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
 			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
+			if runF != nil {
+				return runF(opts)
+			}
 			return playRun(opts)
 		},
 	}
@@ -82,7 +117,48 @@ ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, boar
 	f.StringVar(&variant, "variant", "standard", "rules variant: standard or blitz")
 	f.Uint64Var(&opts.Seed, "seed", 1, "the agent's random seed")
 	f.Float64Var(&opts.Mix, "rollout-mix", 0, "the agent's leaf value: (1-λ)·network + λ·random rollout (as in training)")
+	f.BoolVar(&opts.Gumbel, "gumbel", false, "a checkpoint agent searches with Gumbel AlphaZero's root (else PUCT)")
+	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint agent's search sends per network call (1: sequential search)")
+	f.StringVar(&opts.Record, "record", "", "write the game to this file as it goes (tokens on one line; yinsh replay reads it)")
+	f.BoolVar(&opts.Force, "force", false, "overwrite an existing --record file")
+	f.BoolVar(&opts.AnyVariant, "any-variant", false, "play a checkpoint trained for the other variant")
 	return cmd
+}
+
+// gameFile is a game as a token file that yinsh replay reads: a comment line naming the players and
+// the variant (replay takes the variant from it), the tokens on one line, and the result when known.
+type gameFile struct {
+	header string
+}
+
+func newGameFile(opts *PlayOptions, agent string) gameFile {
+	white, black := "you", agent
+	if opts.As == env.Black {
+		white, black = agent, "you"
+	}
+	return gameFile{header: fmt.Sprintf("# yinsh play: white=%s black=%s variant=%s seed=%d started=%s",
+		strconv.Quote(white), strconv.Quote(black), opts.Variant, opts.Seed, time.Now().UTC().Format(time.RFC3339))}
+}
+
+// write replaces path with the game (atomically: a reader sees the old or the new content).
+func (g gameFile) write(path string, acts []env.Action, s *env.State) error {
+	var b strings.Builder
+	b.WriteString(g.header)
+	b.WriteByte('\n')
+	b.WriteString(tokenLine(acts))
+	b.WriteByte('\n')
+	if s.IsTerminal() {
+		fmt.Fprintf(&b, "# result: %s\n", s.Outcome())
+	}
+	return model.WriteFileAtomic(path, []byte(b.String()))
+}
+
+func tokenLine(acts []env.Action) string {
+	toks := make([]string, len(acts))
+	for i, a := range acts {
+		toks[i] = a.String()
+	}
+	return strings.Join(toks, " ")
 }
 
 func playRun(opts *PlayOptions) error {
@@ -90,7 +166,12 @@ func playRun(opts *PlayOptions) error {
 	if opts.MoveTime > 0 && !opts.SimsSet {
 		sims = unlimitedSims
 	}
-	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix), MoveTime: opts.MoveTime})
+	leaves := opts.Leaves
+	if leaves == 0 {
+		leaves = mcts.DefaultConfig().LeavesInFlight
+	}
+	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix),
+		MoveTime: opts.MoveTime, Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1})
 	if err != nil {
 		return err
 	}
@@ -102,12 +183,30 @@ func playRun(opts *PlayOptions) error {
 	out := opts.Out
 	in := bufio.NewScanner(opts.In)
 	s := env.NewState(opts.Variant)
-	var history []env.State
+	var history []env.State // the state before each action of moves
+	var moves []env.Action
+	game := newGameFile(opts, agent.Name())
+	record := func() error {
+		if opts.Record == "" {
+			return nil
+		}
+		if err := game.write(opts.Record, moves, s); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		return nil
+	}
+	if err := record(); err != nil {
+		return err
+	}
 	budget := fmt.Sprintf("%d simulations", opts.Sims)
 	if opts.MoveTime > 0 {
 		budget = fmt.Sprintf("%v a move", opts.MoveTime)
 	}
-	fmt.Fprintf(out, "You play %s against %s (%s, %s). Type help for commands.\n\n", opts.As, agent.Name(), opts.Variant, budget)
+	fmt.Fprintf(out, "You play %s against %s (%s, %s). Type help for commands.\n", opts.As, agent.Name(), opts.Variant, budget)
+	if opts.Record != "" {
+		fmt.Fprintf(out, "Recording the game in %s.\n", opts.Record)
+	}
+	fmt.Fprintln(out)
 	fmt.Fprint(out, s)
 	for !s.IsTerminal() {
 		if s.CurrentPlayer() != opts.As {
@@ -118,6 +217,10 @@ func playRun(opts *PlayOptions) error {
 			history = append(history, *s)
 			if err := s.ApplyAction(d.Action); err != nil {
 				return fmt.Errorf("agent played an illegal action: %w", err)
+			}
+			moves = append(moves, d.Action)
+			if err := record(); err != nil {
+				return err
 			}
 			fmt.Fprintf(out, "\n%s plays %s", agent.Name(), d.Action)
 			if d.HasValue {
@@ -139,6 +242,10 @@ func playRun(opts *PlayOptions) error {
 			return in.Err()
 		}
 		line := strings.TrimSpace(in.Text())
+		if f := strings.Fields(line); len(f) > 0 && strings.ToLower(f[0]) == "save" {
+			playSave(out, game, f[1:], moves, s)
+			continue
+		}
 		switch strings.ToLower(line) {
 		case "":
 			continue
@@ -147,7 +254,15 @@ func playRun(opts *PlayOptions) error {
 			return nil
 		case "help":
 			fmt.Fprintln(out, "tokens: e5 (place a ring), e5-e8 (marker on e5, ring to e8), xe5-e9 (remove the row e5..e9), xe5 (remove your ring on e5), pass")
-			fmt.Fprintln(out, "commands: legal (list legal actions), board (show the board), undo (take back your last turn), quit")
+			fmt.Fprintln(out, "commands: legal (list legal actions), board (show the board), undo (take back your last turn),")
+			fmt.Fprintln(out, "  moves (the game's tokens so far), save FILE (write them for yinsh replay; save --force FILE replaces FILE), quit")
+			continue
+		case "moves":
+			if len(moves) == 0 {
+				fmt.Fprintln(out, "(no actions yet)")
+			} else {
+				fmt.Fprintln(out, tokenLine(moves))
+			}
 			continue
 		case "board":
 			fmt.Fprint(out, s)
@@ -163,30 +278,67 @@ func playRun(opts *PlayOptions) error {
 			// back to the human's previous decision point
 			for len(history) > 0 {
 				*s = history[len(history)-1]
-				history = history[:len(history)-1]
+				history, moves = history[:len(history)-1], moves[:len(moves)-1]
 				if s.CurrentPlayer() == opts.As {
 					break
 				}
 			}
 			agent.NewGame()
+			if err := record(); err != nil {
+				return err
+			}
 			fmt.Fprint(out, s)
 			continue
 		}
 		a, err := env.ParseAction(line)
 		if err != nil {
-			fmt.Fprintf(out, "cannot read %q: %v (type help)\n", line, strings.TrimPrefix(err.Error(), "env: "))
+			fmt.Fprintf(out, "cannot read %q: %s (type help)\n", line, actionError(err))
 			continue
 		}
 		prev := *s
 		if err := s.ApplyAction(a); err != nil {
-			fmt.Fprintf(out, "%s is not legal here: %v (type legal to list the legal actions)\n", a, strings.TrimPrefix(err.Error(), "illegal action: "))
+			fmt.Fprintf(out, "%s is not legal here: %v (type legal to list the legal actions)\n", a, strings.TrimPrefix(tidyError(err.Error()), "illegal action: "))
 			continue
 		}
-		history = append(history, prev)
+		history, moves = append(history, prev), append(moves, a)
+		if err := record(); err != nil {
+			return err
+		}
 		fmt.Fprintf(out, "\n%s", s)
 	}
 	fmt.Fprintf(out, "\nresult: %s\n", s.Outcome())
 	return nil
+}
+
+// playSave handles "save [--force] FILE" in play: writes the game so far as a token file, refusing
+// to replace an existing file without --force.
+func playSave(out io.Writer, game gameFile, args []string, moves []env.Action, s *env.State) {
+	force := false
+	var path string
+	for _, a := range args {
+		switch {
+		case a == "--force" || a == "-f":
+			force = true
+		case path == "":
+			path = a
+		default:
+			fmt.Fprintln(out, "usage: save [--force] FILE")
+			return
+		}
+	}
+	if path == "" {
+		fmt.Fprintln(out, "usage: save [--force] FILE")
+		return
+	}
+	if err := checkOverwrite(path, force); err != nil {
+		fmt.Fprintf(out, "not saved: %s\n", strings.Replace(err.Error(), "pass --force", "save --force FILE", 1))
+		return
+	}
+	if err := game.write(path, moves, s); err != nil {
+		fmt.Fprintf(out, "not saved: %s\n", tidyError(err.Error()))
+		return
+	}
+	fmt.Fprintf(out, "saved %d actions to %s (yinsh replay %s)\n", len(moves), path, path)
 }
 
 // phaseHint says what the human must do now.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,8 +36,9 @@ func TestPlayWholeGame(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
+	rec := filepath.Join(t.TempDir(), "game.txt")
 	go func() {
-		done <- playRun(&PlayOptions{In: inR, Out: outW, Player: "random", Sims: 1, As: env.White, Variant: env.Blitz, Seed: 3})
+		done <- playRun(&PlayOptions{In: inR, Out: outW, Player: "random", Sims: 1, As: env.White, Variant: env.Blitz, Seed: 3, Record: rec})
 		outW.Close()
 	}()
 	s := env.NewState(env.Blitz)
@@ -77,5 +80,13 @@ func TestPlayWholeGame(t *testing.T) {
 	}
 	if !s.IsTerminal() || result != s.Outcome().String() {
 		t.Fatalf("result %q, mirrored game %s (terminal %v)", result, s.Outcome(), s.IsTerminal())
+	}
+	// the --record file replays to the same end (its comment says blitz)
+	out, errs, code := runCLI(t, "", "replay", rec)
+	if code != 0 || lastLine(out) != "result: "+result || !strings.Contains(out, "position: "+s.Text()+"\n") {
+		t.Fatalf("replay %s: code %d out %q err %q", rec, code, out, errs)
+	}
+	if b, _ := os.ReadFile(rec); !strings.HasSuffix(string(b), "# result: "+result+"\n") {
+		t.Fatalf("record file:\n%s", b)
 	}
 }

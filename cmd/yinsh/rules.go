@@ -6,11 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -29,14 +33,14 @@ func (p *positionFlags) add(cmd *cobra.Command) {
 
 // state builds the start state: the position (or the empty board) followed by the moves.
 func (p *positionFlags) state() (*env.State, error) {
-	v, err := env.ParseVariant(p.variant)
+	v, err := parseVariant(p.variant)
 	if err != nil {
 		return nil, err
 	}
 	s := env.NewState(v)
 	if p.position != "" {
 		if s, err = env.ParsePosition(p.position, v); err != nil {
-			return nil, fmt.Errorf("--position: %w", err)
+			return nil, fmt.Errorf("--position: %s", strings.TrimPrefix(err.Error(), "env: position: "))
 		}
 	}
 	acts, err := env.ParseTokens(p.moves)
@@ -110,7 +114,9 @@ type ReplayOptions struct {
 	SGF         bool
 	LegalCounts bool
 	Variant     env.Variant
-	Game        int // in a game record file: the game to replay (0: all, one line each)
+	// VariantSet: --variant was given; otherwise a token file's comment "variant=blitz" decides.
+	VariantSet bool
+	Game       int // in a game record file: the game to replay (0: all, one line each)
 }
 
 func newReplayCmd() *cobra.Command { return newCmdReplay(nil) }
@@ -123,14 +129,18 @@ func newCmdReplay(runF func(*ReplayOptions) error) *cobra.Command {
 		Short: "Replay a game (action tokens or a boardspace SGF record), checking every action",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := env.ParseVariant(variant)
+			v, err := parseVariant(variant)
 			if err != nil {
 				return err
 			}
 			opts.Variant, opts.Out, opts.Name = v, cmd.OutOrStdout(), args[0]
+			opts.VariantSet = cmd.Flags().Changed("variant")
 			if args[0] == "-" {
 				opts.In = cmd.InOrStdin()
 			} else {
+				if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+					return fmt.Errorf("%s is a directory, not a game file (a shard directory? yinsh datasets games %s prints its games)", args[0], args[0])
+				}
 				f, err := os.Open(args[0])
 				if err != nil {
 					return err
@@ -150,7 +160,7 @@ func newCmdReplay(runF func(*ReplayOptions) error) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.SGF, "sgf", false, "the input is a boardspace SGF record (implied by a .sgf file name)")
 	cmd.Flags().IntVar(&opts.Game, "game", 0, "in a game record file (yinsh arena --record), replay game N only (default: every game, one line each)")
 	cmd.Flags().BoolVar(&opts.LegalCounts, "legal-counts", false, "print '<ply> <w|b> <legal actions before it> <token>' per action")
-	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant for token files: standard or blitz (SGF records say their own)")
+	cmd.Flags().StringVar(&variant, "variant", "standard", "rules variant for token files: standard or blitz (default: a comment's variant=…, else standard; SGF and record files say their own)")
 	return cmd
 }
 
@@ -170,11 +180,19 @@ func replayRun(opts *ReplayOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.Name, err)
 		}
+		if err := notTokens(opts.Name, data); err != nil {
+			return err
+		}
 		if selfplay.IsRecordFile(data) {
 			return replayRecords(opts, data)
 		}
 		if opts.Game > 0 {
-			return fmt.Errorf("%s: --game needs a game record file (yinsh arena --record), this is a token list", opts.Name)
+			return fmt.Errorf("%s: --game needs a game record file (yinsh arena --record, yinsh datasets games), this is a token list", opts.Name)
+		}
+		if !opts.VariantSet {
+			if cv, ok := commentVariant(data); ok {
+				v = cv
+			}
 		}
 		toks, err := env.ReadTokens(bytes.NewReader(data))
 		if err != nil {
@@ -186,6 +204,48 @@ func replayRun(opts *ReplayOptions) error {
 		}
 	}
 	return replayGame(opts, env.NewState(v), acts, lines, resigned)
+}
+
+// zstdMagic starts every zstd frame.
+const zstdMagic = "\x28\xb5\x2f\xfd"
+
+// notTokens says what a file is when it is not text to replay: a dataset shard, a checkpoint, zstd
+// data, or some other binary file.
+func notTokens(name string, data []byte) error {
+	switch {
+	case datasets.IsShard(data):
+		return fmt.Errorf("%s is a dataset shard: use yinsh datasets games %s", name, name)
+	case bytes.HasPrefix(data, []byte(zstdMagic)):
+		return fmt.Errorf("%s is zstd-compressed data, not action tokens (a dataset shard? yinsh datasets games reads those)", name)
+	case len(data) > 8 && data[8] == '{' && bytes.Contains(data[:min(len(data), 4096)], []byte(`"`+model.FormatName+`"`)):
+		return fmt.Errorf("%s is a network checkpoint, not a game: use yinsh model info %s", name, name)
+	case bytes.HasPrefix(data, []byte("PAR1")):
+		return fmt.Errorf("%s is a Parquet file, not action tokens", name)
+	}
+	head := data[:min(len(data), 4096)]
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-3)]) {
+		return fmt.Errorf("%s is a binary file, not action tokens (whitespace-separated, # comments)", name)
+	}
+	return nil
+}
+
+// variantField is a comment's variant=standard|blitz field (yinsh play --record, yinsh datasets
+// games --id write one).
+var variantField = regexp.MustCompile(`(?:^|\s)variant=(standard|blitz)\b`)
+
+// commentVariant returns the variant a token file's comments name, if one does.
+func commentVariant(data []byte) (env.Variant, bool) {
+	for _, line := range strings.Split(string(data), "\n") {
+		_, comment, ok := strings.Cut(line, "#")
+		if !ok {
+			continue
+		}
+		if m := variantField.FindStringSubmatch(comment); m != nil {
+			v, err := env.ParseVariant(m[1])
+			return v, err == nil
+		}
+	}
+	return 0, false
 }
 
 // replayRecords replays the games of a record file: every game with one summary line (its recorded

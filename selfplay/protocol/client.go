@@ -37,7 +37,7 @@ type Options struct {
 	Env []string
 	// Label names the engine in errors and logs; empty: the argv joined by spaces (clipped).
 	Label string
-	// StartTimeout bounds the handshake: the process must answer protocol_version (with "1") and name
+	// StartTimeout bounds the handshake: the process must answer protocol_version (with "1" or "2") and name
 	// within it. 0: DefaultStartTimeout.
 	StartTimeout time.Duration
 	// CommandTimeout is the timeout of commands given a zero timeout. 0: DefaultCommandTimeout.
@@ -111,7 +111,7 @@ type Client struct {
 }
 
 // Start starts argv[0] with the arguments argv[1:] (no shell) and performs the handshake: the process
-// must answer protocol_version with "1", then name, within opts.StartTimeout. Cancelling ctx at any time
+// must answer protocol_version with "1" or "2", then name, within opts.StartTimeout. Cancelling ctx at any time
 // kills the process (commands then fail with KindClosed); a Client must still be closed to release
 // its resources.
 //
@@ -212,8 +212,9 @@ func (c *Client) handshake() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, err := c.roundTrip(c.opts.StartTimeout, "protocol_version", nil)
-	if err == nil && strings.TrimSpace(v) != "1" {
-		err = c.garbage("protocol_version", fmt.Sprintf("protocol_version is %q, want \"1\"", clip(v, 40)))
+	// version 2 (analyze, policy, GTP aliases) only adds commands to 1: the client uses those of 1
+	if v := strings.TrimSpace(v); err == nil && v != "1" && v != "2" {
+		err = c.garbage("protocol_version", fmt.Sprintf("protocol_version is %q, want \"1\" or \"2\"", clip(v, 40)))
 	}
 	if err != nil {
 		return c.startFailure("protocol_version", err)

@@ -269,7 +269,7 @@ func TestClientStartFailures(t *testing.T) {
 
 	err, _ = run("version", nil)
 	e = asError(t, err, protocol.KindProtocol)
-	if e.Message != `protocol_version is "2", want "1"` {
+	if e.Message != `protocol_version is "3", want "1" or "2"` {
 		t.Errorf("version: %v", err)
 	}
 

@@ -20,7 +20,7 @@ const (
 	// before the handshake finished; Exit holds its exit status.
 	KindExited
 	// KindProtocol: protocol garbage — an answer that does not start with '=' or '?', a wrong id, a
-	// malformed genmove_info answer, a protocol_version other than 1; the process was killed.
+	// malformed genmove_info answer, a protocol_version other than 1 or 2; the process was killed.
 	KindProtocol
 	// KindIllegal: the engine chose an action that is illegal in the game (Session.Decide); Message holds
 	// the token and the rules' reason. The Session kills the process: the engine's game has diverged.

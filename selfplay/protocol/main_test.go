@@ -23,7 +23,7 @@ import (
 //
 //	PROTOCOL_FAKE   real (engine.Run with the random player), or a fault mode served by fakeServe:
 //	                hang, crash, illegal, garbage, badinfo, refuse (at the Nth genmove), slow (at start),
-//	                exit (exits 1 at start), version (protocol_version 2)
+//	                exit (exits 1 at start), version (protocol_version 3)
 //	PROTOCOL_N      the genmove (genmove or genmove_info, counted from 1) at which the fault happens
 //	PROTOCOL_ONCE   a file: the fault happens only in the first process that creates it
 //	PROTOCOL_DELAY  slow mode's start delay (a time.Duration)
@@ -105,7 +105,7 @@ func fakeServe(e *engine.Engine, mode string, n int) int {
 			handled := false
 			switch {
 			case name == "protocol_version" && mode == "version":
-				protocol.WriteAnswer(bw, id, true, "2")
+				protocol.WriteAnswer(bw, id, true, "3")
 				handled = true
 			case name == "genmove" || name == "genmove_info":
 				genmoves++

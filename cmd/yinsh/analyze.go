@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yinsh-zero/yinsh/engine"
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+// AnalyzeOptions configures `yinsh analyze --json`.
+type AnalyzeOptions struct {
+	In       io.Reader
+	Out      io.Writer
+	Player   string
+	Sims     int
+	Mix      float64
+	Variant  env.Variant
+	Seed     uint64
+	Parallel int
+	// AnyVariant accepts a checkpoint trained for another variant than --variant.
+	AnyVariant bool
+}
+
+func newAnalyzeCmd() *cobra.Command { return newCmdAnalyze(nil) }
+
+func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
+	opts := &AnalyzeOptions{}
+	var variant string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "analyze --json --player PLAYER [--sims N] [--parallel N] [--variant standard|blitz]",
+		Short: "Analyse positions sent as JSON requests on stdin, one JSON answer a line on stdout",
+		Long: "Read analysis requests from stdin, one JSON object a line ({\"id\":..., \"moves\":[...] or\n" +
+			"\"position\":\"TEXT\", \"variant\":..., \"sims\":N or \"movetime\":MS, \"top\":K}), search up to\n" +
+			"--parallel of them at once (a checkpoint's leaves share one network batcher) and write one JSON\n" +
+			"answer a line, with the same id, as each finishes. Bad requests get {\"id\":...,\"error\":...}.\n" +
+			"See docs/engine-protocol.md, \"JSON analysis\".",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !asJSON {
+				return errors.New("analyze: give --json (the only mode: JSON requests on stdin, answers on stdout)")
+			}
+			v, err := parseVariant(variant)
+			if err != nil {
+				return err
+			}
+			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
+				return err
+			}
+			if opts.Sims < 1 {
+				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
+			}
+			if opts.Parallel < 1 || opts.Parallel > 1024 {
+				return fmt.Errorf("--parallel must be in [1, 1024], got %d", opts.Parallel)
+			}
+			if !(opts.Mix >= 0 && opts.Mix <= 1) {
+				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
+			}
+			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
+			if runF != nil {
+				return runF(opts)
+			}
+			return analyzeRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON requests on stdin, one JSON answer a line on stdout (required)")
+	cmd.Flags().StringVar(&opts.Player, "player", "rollout:200", "player: rollout:N or a checkpoint file (searched, with statistics), or random, heuristic, engine:\"CMD\"")
+	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations of checkpoint players for requests without sims or movetime (rollout:N uses N)")
+	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	cmd.Flags().IntVar(&opts.Parallel, "parallel", engine.DefaultJSONParallel, "requests searched at once")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the searches")
+	cmd.Flags().StringVar(&variant, "variant", "standard", "variant of requests that name none: standard or blitz")
+	cmd.Flags().BoolVar(&opts.AnyVariant, "any-variant", false, "accept a checkpoint trained for another variant than --variant")
+	return cmd
+}
+
+func analyzeRun(ctx context.Context, opts *AnalyzeOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return engine.RunJSON(ctx, opts.In, opts.Out, engine.JSONOptions{
+		Player: opts.Player, Sims: opts.Sims, RolloutMix: float32(opts.Mix), Variant: opts.Variant,
+		Seed: opts.Seed, Parallel: opts.Parallel,
+	})
+}

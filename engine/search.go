@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
+)
+
+// errNotSearching is returned by openSearcher for player specs that do not search (random,
+// heuristic, engine:"CMD").
+var errNotSearching = errors.New("the player does not search")
+
+// searcher builds search trees for a searching player spec (rollout:N, a checkpoint file) that
+// search as the spec's players do (selfplay.OpenPlayer): the same configuration and the same leaf
+// evaluation. The players of selfplay keep their trees to themselves; analysis needs its own, to add
+// visits chunk by chunk and report the root in between. One searcher serves many trees at once:
+// for a checkpoint, every tree's leaves go through one batcher to one network.
+type searcher struct {
+	name string
+	cfg  mcts.Config   // the players' search; Simulations is the spec's budget (rollout:N's N, or sims)
+	net  *mcts.Batcher // the network's evaluator, nil for rollout players
+	mix  float32       // checkpoint players' leaf value mix λ with one random rollout
+}
+
+// openSearcher returns the searcher of spec, errNotSearching if spec is a player that does not
+// search, or the error that building it gives (a bad rollout:N, a checkpoint that does not load).
+// sims is the budget of checkpoint players; maxBatch bounds the network's batches (the leaves in
+// flight of all the trees searched at once).
+func openSearcher(spec string, sims int, mix float32, maxBatch int) (*searcher, error) {
+	switch {
+	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix):
+		return nil, errNotSearching
+	case strings.HasPrefix(spec, "rollout:"):
+		n, err := strconv.Atoi(strings.TrimPrefix(spec, "rollout:"))
+		if err != nil || n < 1 || n > 10_000_000 {
+			return nil, fmt.Errorf("player %q: want rollout:N with N in [1, 10000000]", spec)
+		}
+		// as selfplay's rollout players: sequential, greedy, no noise, children in random order
+		cfg := mcts.DefaultConfig()
+		cfg.Simulations = n
+		cfg.LeavesInFlight = 1
+		cfg.DirichletFraction = 0
+		cfg.Temperature = 0
+		cfg.ShuffleChildren = true
+		return &searcher{name: spec, cfg: cfg}, nil
+	}
+	if sims < 1 {
+		return nil, fmt.Errorf("player %s: simulations must be at least 1", spec)
+	}
+	net, err := gonum.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	cfg := selfplay.SearchConfig(sims, false) // as checkpoint players: PUCT, greedy, no noise
+	ev := &mcts.NetEvaluator{Net: net.Predict, PolicyLogits: true, WDLLogits: true}
+	// eager, as selfplay's network players: one tree alone never waits for leaves that will not come
+	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(maxBatch, cfg.LeavesInFlight), Eager: true})
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
+	return &searcher{name: name, cfg: cfg, net: b, mix: mix}, nil
+}
+
+// leaf returns the leaf evaluator of one tree; seed varies its rollouts.
+func (s *searcher) leaf(seed uint64) mcts.Evaluator {
+	switch {
+	case s.net == nil:
+		return mcts.Rollout{Playouts: 1, Seed: seed}
+	case s.mix > 0:
+		return &mcts.Mix{Net: s.net, Rollout: mcts.Rollout{Playouts: 1, Seed: seed}, Lambda: s.mix}
+	}
+	return s.net
+}
+
+// newTree returns an empty tree and the random stream of its searches.
+func (s *searcher) newTree(seed uint64) (*mcts.Tree, *rand.Rand, error) {
+	t, err := mcts.NewTree(s.cfg, s.leaf(seed))
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, rand.New(rand.NewPCG(seed, 0x414e4c5a)), nil
+}
+
+// Close stops the network's batcher.
+func (s *searcher) Close() error {
+	if s == nil || s.net == nil {
+		return nil
+	}
+	return s.net.Close()
+}
+
+// budget bounds an incremental search: Sims new simulations, MoveTime of search, both (the first
+// reached ends it) or neither (only the caller's stop ends it).
+type budget struct {
+	Sims     int
+	MoveTime time.Duration
+}
+
+func (b budget) bounded() bool { return b.Sims > 0 || b.MoveTime > 0 }
+
+// chunkTime is the longest one chunk of an incremental search runs (it then overruns by at most one
+// batch of leaves): how often it looks at its stop condition and can report.
+const chunkTime = 20 * time.Millisecond
+
+// reportError wraps an error of searchMore's report callback, to tell it from a search error.
+type reportError struct{ err error }
+
+func (e reportError) Error() string { return e.err.Error() }
+func (e reportError) Unwrap() error { return e.err }
+
+// searchMore adds simulations to the tree's current root in chunks of at most chunkTime (each chunk
+// is one mcts.Tree.Search, which keeps the visits of the earlier ones), until the budget is spent,
+// stop returns true, or the tree holds more than maxBytes. After each chunk it calls report, if not
+// nil, with the root's summary, the simulations added so far and the time since the start; an error
+// of report ends the search and is returned wrapped in reportError. At least one chunk runs. It
+// returns the last summary and the simulations added.
+func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxBytes int, stop func() bool,
+	report func(res *mcts.Result, sims int, elapsed time.Duration) error) (*mcts.Result, int, error) {
+	start := time.Now()
+	sims := 0
+	for {
+		cfg := base
+		cfg.Simulations = UnlimitedSims
+		if b.Sims > 0 {
+			cfg.Simulations = b.Sims - sims
+		}
+		cfg.MoveTime = chunkTime
+		if b.MoveTime > 0 {
+			cfg.MoveTime = max(min(chunkTime, b.MoveTime-time.Since(start)), time.Microsecond)
+		}
+		if err := t.SetConfig(cfg); err != nil {
+			return nil, sims, err
+		}
+		res, err := t.Search(rng)
+		if err != nil {
+			return nil, sims, err
+		}
+		sims += res.Simulations
+		elapsed := time.Since(start)
+		if report != nil {
+			if err := report(res, sims, elapsed); err != nil {
+				return res, sims, reportError{err}
+			}
+		}
+		if b.Sims > 0 && sims >= b.Sims || b.MoveTime > 0 && elapsed >= b.MoveTime ||
+			t.Bytes() > maxBytes || stop != nil && stop() {
+			return res, sims, nil
+		}
+	}
+}
