@@ -461,7 +461,20 @@ func writeRatingPlotAt(dir, file, xlabel string, x func(g int) (float64, bool)) 
 		p.Add(l)
 		p.Legend.Add(b.name, l)
 	}
+	// headroom above the highest bar or line for the legend, which sits top left
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, pt := range pts {
+		lo, hi = min(lo, pt.Y-errs[i].Low), max(hi, pt.Y+errs[i].High)
+	}
+	for _, b := range bases {
+		lo, hi = min(lo, b.elo), max(hi, b.elo)
+	}
+	if hi > lo {
+		p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+0.08*(hi-lo)*float64(len(bases)+2)
+	}
+	p.Title.Padding = vg.Points(8)
 	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	return savePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, file))
 }
 
