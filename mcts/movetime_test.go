@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/yinsh-zero/yinsh/env"
 )
 
 // slowEvaluator is Uniform after a fixed delay per call: a clock-bound search's simulation count is
@@ -86,4 +88,64 @@ func TestMoveTimeRunsAtLeastOneBatch(t *testing.T) {
 	if err := cfg.Validate(); err == nil {
 		t.Error("negative MoveTime accepted")
 	}
+}
+
+// A proven win draws most simulations to its terminal node, which needs no evaluation; a timed
+// search with a huge cap must still read the clock (it once spun through millions of terminal
+// visits, 1.6 s at a move time of 50 ms).
+func TestMoveTimeWithTerminalVisits(t *testing.T) {
+	s := lastMarker(t)
+	for _, lif := range []int{1, 8} {
+		cfg := DefaultConfig()
+		cfg.Simulations = 50_000_000
+		cfg.LeavesInFlight = lif
+		cfg.MoveTime = 20 * time.Millisecond
+		tr, err := NewTree(cfg, Rollout{Playouts: 1, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Reset(s)
+		start := time.Now()
+		res, err := tr.Search(rand.New(rand.NewPCG(1, 2)))
+		el := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.TimeUp || el > 200*time.Millisecond {
+			t.Errorf("leaves %d: %d simulations took %v at a move time of %v (TimeUp %v)", lif, res.Simulations, el, cfg.MoveTime, res.TimeUp)
+		}
+	}
+}
+
+// lastMarker returns a state of a random game in which the side to move has the last marker of the
+// pool and every move ends the game: the search tree is solved at depth one.
+func lastMarker(t *testing.T) *env.State {
+	t.Helper()
+	var buf, legal []env.Action
+	for seed := uint64(1); seed < 2000; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		s := env.NewState(env.Standard)
+		for !s.IsTerminal() {
+			if s.Phase() == env.PhaseMove && s.MarkersInPool() == 1 {
+				legal = s.LegalActions(legal)
+				all := len(legal) > 1
+				for _, a := range legal {
+					c := *s
+					if c.ApplyAction(a) != nil || !c.IsTerminal() {
+						all = false
+						break
+					}
+				}
+				if all {
+					return s
+				}
+			}
+			buf = s.LegalActions(buf)
+			if err := s.ApplyAction(buf[rng.IntN(len(buf))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Fatal("no random game reached a last-marker position")
+	return nil
 }

@@ -378,6 +378,11 @@ func (t *Tree) run(budget int, deadline time.Time, res *Result) error {
 				}
 				t.a.backup(id, v, d)
 				sims++
+				if !deadline.IsZero() && sims-before >= t.cfg.LeavesInFlight {
+					// a timed search reads the clock after every LeavesInFlight selections, terminal
+					// ones included: a proven line can absorb millions of them
+					break
+				}
 				continue
 			}
 			l.id = id
