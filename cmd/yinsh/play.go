@@ -207,7 +207,15 @@ func playRun(opts *PlayOptions) error {
 		fmt.Fprintf(out, "Recording the game in %s.\n", opts.Record)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprint(out, s)
+	// board draws the diagram with the last action marked and rows of four pointed out
+	board := func() string {
+		o := env.DiagramOptions{Fours: true}
+		if len(moves) > 0 {
+			o.Last, o.HasLast = moves[len(moves)-1], true
+		}
+		return s.Diagram(o)
+	}
+	fmt.Fprint(out, board())
 	for !s.IsTerminal() {
 		if s.CurrentPlayer() != opts.As {
 			d, err := agent.Decide(s)
@@ -225,15 +233,21 @@ func playRun(opts *PlayOptions) error {
 			fmt.Fprintf(out, "\n%s plays %s", agent.Name(), d.Action)
 			if d.HasValue {
 				fmt.Fprintf(out, "  (its view: win %.0f%% draw %.0f%% loss %.0f%%", 100*d.WDL[0], 100*d.WDL[1], 100*d.WDL[2])
-				if len(d.Top) > 1 {
+				var others []selfplay.ActionStat // the candidates other than the action played
+				for _, t := range d.Top {
+					if t.Action != d.Action && len(others) < 3 {
+						others = append(others, t)
+					}
+				}
+				if len(others) > 0 {
 					fmt.Fprintf(out, "; also considered")
-					for _, t := range d.Top[1:min(len(d.Top), 4)] {
+					for _, t := range others {
 						fmt.Fprintf(out, " %s (%d visits)", t.Action, t.Visits)
 					}
 				}
 				fmt.Fprint(out, ")")
 			}
-			fmt.Fprintf(out, "\n\n%s", s)
+			fmt.Fprintf(out, "\n\n%s", board())
 			continue
 		}
 		fmt.Fprintf(out, "your action (%s): ", phaseHint(s))
@@ -265,7 +279,7 @@ func playRun(opts *PlayOptions) error {
 			}
 			continue
 		case "board":
-			fmt.Fprint(out, s)
+			fmt.Fprint(out, board())
 			continue
 		case "legal":
 			var toks []string
@@ -287,7 +301,7 @@ func playRun(opts *PlayOptions) error {
 			if err := record(); err != nil {
 				return err
 			}
-			fmt.Fprint(out, s)
+			fmt.Fprint(out, board())
 			continue
 		}
 		a, err := env.ParseAction(line)
@@ -304,9 +318,21 @@ func playRun(opts *PlayOptions) error {
 		if err := record(); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\n%s", s)
+		fmt.Fprintf(out, "\n%s", board())
 	}
-	fmt.Fprintf(out, "\nresult: %s\n", s.Outcome())
+	verdict := "a draw"
+	switch s.Outcome() {
+	case env.WhiteWins:
+		verdict = "white wins"
+	case env.BlackWins:
+		verdict = "black wins"
+	}
+	if s.Outcome() != env.Draw && (s.Outcome() == env.WhiteWins) == (opts.As == env.White) {
+		verdict += " (you win)"
+	} else if s.Outcome() != env.Draw {
+		verdict += " (the agent wins)"
+	}
+	fmt.Fprintf(out, "\n%s\nresult: %s\n", verdict, s.Outcome())
 	return nil
 }
 
