@@ -62,6 +62,9 @@ type Options struct {
 	// movetime`); Sims is then a cap only if SimsSet.
 	MoveTime time.Duration
 	SimsSet  bool
+	// Gumbel and LeavesInFlight are checkpoint players' search settings (selfplay.PlayerOptions).
+	Gumbel         bool
+	LeavesInFlight int
 	// Log receives one record per genmove (and per rebuilt player); nil discards.
 	Log *slog.Logger
 }
@@ -78,7 +81,9 @@ type Engine struct {
 	log     *slog.Logger
 
 	movetime time.Duration // per decision (0: bounded by simulations)
-	clock    gtpClock      // GTP time_settings, mapped onto movetime
+	gumbel   bool
+	leaves   int
+	clock    gtpClock // GTP time_settings, mapped onto movetime
 
 	player selfplay.Player
 	closer io.Closer // releases what the player's factory holds
@@ -112,7 +117,8 @@ func New(opts Options) (*Engine, error) {
 	if opts.MoveTime < 0 {
 		return nil, fmt.Errorf("engine: move time must be 0 or positive, got %v", opts.MoveTime)
 	}
-	e := &Engine{log: opts.Log, variant: opts.Variant, movetime: opts.MoveTime, simsSet: opts.SimsSet}
+	e := &Engine{log: opts.Log, variant: opts.Variant, movetime: opts.MoveTime, simsSet: opts.SimsSet,
+		gumbel: opts.Gumbel, leaves: opts.LeavesInFlight}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -131,7 +137,8 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 	if e.movetime > 0 && !e.simsSet {
 		capSims = UnlimitedSims
 	}
-	factory, closer, err := selfplay.OpenPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime})
+	factory, closer, err := selfplay.OpenPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime,
+		Gumbel: e.gumbel, LeavesInFlight: e.leaves})
 	if err != nil {
 		return err
 	}

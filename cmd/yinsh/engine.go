@@ -22,6 +22,9 @@ type EngineOptions struct {
 	Seed    uint64
 	Variant env.Variant
 	Mix     float64
+	// Gumbel and Leaves are checkpoint players' search settings, as in arena and play.
+	Gumbel bool
+	Leaves int
 	// MoveTime bounds searching players by time (0: by simulations); SimsSet: --sims was given and
 	// then caps the timed search.
 	MoveTime time.Duration
@@ -50,6 +53,12 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if !(opts.Mix >= 0 && opts.Mix <= 1) {
 				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
 			}
+			if opts.Leaves < 1 || opts.Leaves > 4096 {
+				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
+			}
+			if opts.Gumbel && movetime > 0 {
+				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
+			}
 			if opts.Sims < 1 {
 				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
 			}
@@ -75,6 +84,8 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Player, "player", engine.DefaultPlayer,
 		"player: random, heuristic, rollout:N or a checkpoint file (default heuristic until network players exist)")
 	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
+	cmd.Flags().IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per decision for checkpoint players (rollout:N uses N)")
 	cmd.Flags().IntVar(&movetime, "movetime", 0, "milliseconds per decision for searching players (0: bounded by --sims; with it, --sims caps only if given)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the player (same seed and commands, same answers)")
@@ -87,6 +98,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 func engineRun(opts *EngineOptions) error {
 	e, err := engine.New(engine.Options{
 		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
+		Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves,
 		MoveTime: opts.MoveTime, SimsSet: opts.SimsSet,
 	})
 	if err != nil {
