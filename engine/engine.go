@@ -20,6 +20,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -62,6 +63,9 @@ type Options struct {
 	// movetime`); Sims is then a cap only if SimsSet.
 	MoveTime time.Duration
 	SimsSet  bool
+	// AnyVariant lets a checkpoint that records another variant play the game's (by default
+	// set player and newgame refuse it, naming both).
+	AnyVariant bool
 	// Gumbel and LeavesInFlight are checkpoint players' search settings (selfplay.PlayerOptions).
 	Gumbel         bool
 	LeavesInFlight int
@@ -83,6 +87,7 @@ type Engine struct {
 	movetime time.Duration // per decision (0: bounded by simulations)
 	gumbel   bool
 	leaves   int
+	anyVar   bool
 	clock    gtpClock // GTP time_settings, mapped onto movetime
 
 	player selfplay.Player
@@ -118,7 +123,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: move time must be 0 or positive, got %v", opts.MoveTime)
 	}
 	e := &Engine{log: opts.Log, variant: opts.Variant, movetime: opts.MoveTime, simsSet: opts.SimsSet,
-		gumbel: opts.Gumbel, leaves: opts.LeavesInFlight}
+		gumbel: opts.Gumbel, leaves: opts.LeavesInFlight, anyVar: opts.AnyVariant}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -133,6 +138,13 @@ func New(opts Options) (*Engine, error) {
 // configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
 // On error the engine is unchanged.
 func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
+	if !e.anyVar {
+		if h, err := model.ReadMetadata(spec); err == nil {
+			if trained, ok := h.Meta.VariantValue(); ok && trained != v {
+				return fmt.Errorf("checkpoint %s was trained for %s, the game is %s (newgame %s, or start the engine with --any-variant)", spec, trained, v, trained)
+			}
+		}
+	}
 	capSims := sims
 	if e.movetime > 0 && !e.simsSet {
 		capSims = UnlimitedSims

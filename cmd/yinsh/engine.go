@@ -98,7 +98,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 func engineRun(opts *EngineOptions) error {
 	e, err := engine.New(engine.Options{
 		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
-		Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves,
+		Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves, AnyVariant: opts.AnyVariant,
 		MoveTime: opts.MoveTime, SimsSet: opts.SimsSet,
 	})
 	if err != nil {

@@ -85,3 +85,27 @@ func hasFlag(cmd *cobra.Command, name string) bool {
 	}
 	return name == "help" || name == "version"
 }
+
+// Every command's --help runs and says what the command is.
+func TestEveryHelp(t *testing.T) {
+	var walk func(c *cobra.Command, path []string)
+	n := 0
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden {
+				continue
+			}
+			p := append(append([]string(nil), path...), sub.Name())
+			out, errs, code := runCLI(t, "", append(p, "--help")...)
+			if code != 0 || !strings.Contains(out, "Usage:") || errs != "" {
+				t.Errorf("%v --help: code %d out %q err %q", p, code, out, errs)
+			}
+			n++
+			walk(sub, p)
+		}
+	}
+	walk(newRootCmd(), nil)
+	if n < 20 {
+		t.Errorf("only %d commands", n)
+	}
+}
