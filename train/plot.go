@@ -473,6 +473,7 @@ func writeRatingPlotAt(dir, file, xlabel string, x func(g int) (float64, bool)) 
 		p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+0.08*(hi-lo)*float64(len(bases)+2)
 	}
 	p.Title.Padding = vg.Points(8)
+	p.X.Tick.Marker = niceTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	return savePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, file))
