@@ -443,7 +443,7 @@ func readHeader(r io.Reader) (HeaderInfo, error) {
 	}
 	n := binary.LittleEndian.Uint64(lenb[:])
 	if n < 2 || n > maxHeader {
-		return HeaderInfo{}, fmt.Errorf("%w: header length %d", errNotSafetensors, n)
+		return HeaderInfo{}, fmt.Errorf("%w: it does not start with a header length (the first 8 bytes read %s)", errNotSafetensors, headerLengthText(n))
 	}
 	hdr := make([]byte, n)
 	if got, err := io.ReadFull(r, hdr); err != nil {

@@ -151,7 +151,7 @@ func decodeSafetensors(b []byte) (map[string]*Tensor, map[string]string, []byte,
 	}
 	n := binary.LittleEndian.Uint64(b)
 	if n < 2 || n > maxHeader {
-		return nil, nil, nil, fmt.Errorf("%w: header length %d", errNotSafetensors, n)
+		return nil, nil, nil, fmt.Errorf("%w: it does not start with a header length (the first 8 bytes read %s)", errNotSafetensors, headerLengthText(n))
 	}
 	if len(b) == 8 || b[8] != '{' {
 		return nil, nil, nil, fmt.Errorf("%w: no JSON header after the length", errNotSafetensors)
@@ -256,3 +256,12 @@ func ReadSafetensorsBytes(b []byte) (map[string]*Tensor, map[string]string, erro
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// headerLengthText describes an implausible header length for an error: small numbers as they are,
+// a huge one (text or another format read as a length) as what it likely is.
+func headerLengthText(n uint64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d", n)
+	}
+	return "a number far beyond any header: another kind of file"
+}
