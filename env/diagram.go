@@ -105,7 +105,12 @@ func (s *State) Diagram(o DiagramOptions) string {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s, rings removed %d-%d, markers in pool %d", s.variant, s.removed[White], s.removed[Black], s.MarkersInPool())
 	if s.phase == PhaseOver {
-		fmt.Fprintf(&b, ", game over: %s", s.outcome)
+		switch s.outcome {
+		case Draw:
+			b.WriteString(", game over: a draw")
+		default:
+			fmt.Fprintf(&b, ", game over: %s wins", s.outcome)
+		}
 	} else {
 		fmt.Fprintf(&b, ", %s to %s", s.toAct, phaseVerb[s.phase])
 	}
