@@ -44,14 +44,7 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int) (*searcher, 
 		if err != nil || n < 1 || n > 10_000_000 {
 			return nil, fmt.Errorf("player %q: want rollout:N with N in [1, 10000000]", spec)
 		}
-		// as selfplay's rollout players: sequential, greedy, no noise, children in random order
-		cfg := mcts.DefaultConfig()
-		cfg.Simulations = n
-		cfg.LeavesInFlight = 1
-		cfg.DirichletFraction = 0
-		cfg.Temperature = 0
-		cfg.ShuffleChildren = true
-		return &searcher{name: spec, cfg: cfg}, nil
+		return &searcher{name: spec, cfg: selfplay.RolloutSearchConfig(n)}, nil
 	}
 	if sims < 1 {
 		return nil, fmt.Errorf("player %s: simulations must be at least 1", spec)

@@ -11,15 +11,22 @@ import (
 // priors and equal visit counts are broken at random, not by action id: see
 // mcts.Config.ShuffleChildren).
 func rolloutFactory(n int, opts PlayerOptions) (PlayerFactory, error) {
+	cfg := RolloutSearchConfig(n)
+	cfg.MoveTime = opts.MoveTime
+	name := fmt.Sprintf("rollout:%d", n)
+	return func(seed uint64) (Player, error) {
+		return NewSearchPlayer(name, cfg, mcts.Rollout{Playouts: 1, Seed: seed}, seed)
+	}, nil
+}
+
+// RolloutSearchConfig is the search of rollout:N players: n simulations, sequential (one leaf in
+// flight), greedy, no noise, children in random order.
+func RolloutSearchConfig(n int) mcts.Config {
 	cfg := mcts.DefaultConfig()
 	cfg.Simulations = n
 	cfg.LeavesInFlight = 1
 	cfg.DirichletFraction = 0
 	cfg.Temperature = 0
 	cfg.ShuffleChildren = true
-	cfg.MoveTime = opts.MoveTime
-	name := fmt.Sprintf("rollout:%d", n)
-	return func(seed uint64) (Player, error) {
-		return NewSearchPlayer(name, cfg, mcts.Rollout{Playouts: 1, Seed: seed}, seed)
-	}, nil
+	return cfg
 }
