@@ -158,7 +158,11 @@ func (x *ExternalPlayer) SetMoveTime(d time.Duration) error {
 	if c == nil {
 		return nil
 	}
-	_, err := c.Command(0, "time_settings", "0", strconv.FormatFloat(d.Seconds(), 'f', -1, 64), map[bool]string{true: "1", false: "0"}[d > 0])
+	byo, stones := "0", "0" // GTP: time_settings 0 0 0 is no time limit
+	if d > 0 {
+		byo, stones = strconv.FormatFloat(d.Seconds(), 'f', -1, 64), "1"
+	}
+	_, err := c.Command(0, "time_settings", "0", byo, stones)
 	return err
 }
 
