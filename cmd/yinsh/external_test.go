@@ -76,6 +76,15 @@ func TestEngineRelaysToExternalEngine(t *testing.T) {
 			t.Fatalf("genmove %d: %s", i, a.Text)
 		}
 	}
+	// time controls reach the external engine (time_settings through the protocol)
+	p.must("time_settings 0 1 10")
+	if a := p.send("genmove"); !a.OK {
+		t.Fatalf("genmove under a clock: %s", a.Text)
+	}
+	p.must("time_left b 1 5")
+	if a := p.send("genmove"); !a.OK {
+		t.Fatalf("genmove after time_left: %s", a.Text)
+	}
 	p.must("undo 3")
 	if a := p.send("genmove_info"); !a.OK || !strings.HasPrefix(a.Text, "action ") {
 		t.Fatalf("genmove_info after undo: %+v", a)
