@@ -29,8 +29,6 @@ func (i Interval) finite() bool {
 	return true
 }
 
-func intervalOf(i stats.Interval) Interval { return Interval{i.Value, i.Low, i.High} }
-
 // MatchStats returns the results of a match for the statistics: the pentanomial of its game pairs
 // when every game is in a complete pair, else the trinomial of its games (an odd game count, or an
 // unpaired record).

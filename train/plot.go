@@ -35,8 +35,11 @@ func WritePlots(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeRatingPlot(dir); err != nil {
-		return fmt.Errorf("rating.png: %w", err)
+	ratings, anchor, rerr := runRatings(dir) // nothing rated yet (rerr): no rating plots
+	if rerr == nil {
+		if err := writeRatingPlot(dir, ratings, anchor); err != nil {
+			return fmt.Errorf("rating.png: %w", err)
+		}
 	}
 	wall, unit := wallTimes(ms)
 	axes := []struct {
@@ -58,7 +61,10 @@ func WritePlots(dir string) error {
 	for i := range ms {
 		genX[ms[i].Generation] = wall[i]
 	}
-	if err := writeRatingPlotAt(dir, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
+	if rerr != nil {
+		return nil
+	}
+	if err := writeRatingPlotAt(dir, ratings, anchor, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
 		x, ok := genX[g]
 		return x, ok
 	}); err != nil {
@@ -393,20 +399,16 @@ func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
 	return model.WriteFileAtomic(path, buf.Bytes())
 }
 
-// writeRatingPlot draws every generation's Elo, fitted now from all of the run's results (so early
+// writeRatingPlot draws every generation's Elo in ratings (fitted from all of the run's results, so early
 // generations gain from later matches), with its 95% interval as error bars, relative to the anchor
 // (gen-0000 once the ladder reaches it); the baselines are horizontal dashed lines.
-func writeRatingPlot(dir string) error {
-	return writeRatingPlotAt(dir, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
+func writeRatingPlot(dir string, ratings []Rating, anchor string) error {
+	return writeRatingPlotAt(dir, ratings, anchor, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
 }
 
 // writeRatingPlotAt is writeRatingPlot with generation g drawn at x(g) (false: not drawn), labelled
 // xlabel, into plots/file.
-func writeRatingPlotAt(dir, file, xlabel string, x func(g int) (float64, bool)) error {
-	ratings, anchor, err := runRatings(dir)
-	if err != nil {
-		return nil // nothing rated yet: no plot
-	}
+func writeRatingPlotAt(dir string, ratings []Rating, anchor, file, xlabel string, x func(g int) (float64, bool)) error {
 	var pts plotter.XYs
 	var errs plotter.YErrors
 	type baseline struct {
