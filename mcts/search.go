@@ -38,8 +38,9 @@ type Config struct {
 	LeavesInFlight int
 	// VirtualLoss is the value, as a loss, that each in-flight simulation counts for in PUCT selection.
 	VirtualLoss float64
-	// Temperature is for choosing the action from visit counts: 0 takes the most visited, T > 0
-	// samples proportionally to visits^(1/T). Gumbel searches ignore it.
+	// Temperature is for choosing the action: 0 takes the most visited (Gumbel: the sequential-
+	// halving winner), T > 0 samples proportionally to visits^(1/T) (Gumbel: to the improved
+	// policy^(1/T), the training target).
 	Temperature float64
 
 	// Gumbel selects Gumbel AlphaZero (Danihelka et al. 2022, mctx gumbel_muzero_policy): Gumbel-top-k
@@ -616,6 +617,15 @@ func (t *Tree) fillResult(res *Result, rng *rand.Rand) {
 		for i := range res.Children {
 			res.Children[i].Policy = improved[i]
 		}
+		if t.cfg.Temperature > 0 {
+			best := 0
+			for i := range improved {
+				if improved[i] > improved[best] {
+					best = i
+				}
+			}
+			act = samplePower(len(improved), func(i int) float64 { return float64(improved[i]) }, best, t.cfg.Temperature, rng)
+		}
 		res.Action = res.Children[act].Action
 	} else {
 		for i := range res.Children {
@@ -643,19 +653,29 @@ func chooseByVisits(cs []ChildStats, temp float64, rng *rand.Rand) int {
 			best = i
 		}
 	}
-	if temp == 0 || cs[best].Visits == 0 {
+	if temp == 0 {
 		return best
 	}
-	// weights relative to the most visited child, to stay finite for small temperatures
-	nmax := float64(cs[best].Visits)
-	var sum float64
-	for _, c := range cs {
-		sum += math.Pow(float64(c.Visits)/nmax, 1/temp)
+	return samplePower(len(cs), func(i int) float64 { return float64(cs[i].Visits) }, best, temp, rng)
+}
+
+// samplePower samples an index in [0, n) with probability ∝ x(i)^(1/temp), drawing one number from
+// rng; best is an index of the largest x, returned when every x is 0 (no draw then). Weights are
+// taken relative to x(best), to stay finite for small temperatures; an index with x(i) = 0 is
+// never drawn.
+func samplePower(n int, x func(i int) float64, best int, temp float64, rng *rand.Rand) int {
+	xmax := x(best)
+	if xmax <= 0 {
+		return best
 	}
-	x := rng.Float64() * sum
-	for i, c := range cs {
-		x -= math.Pow(float64(c.Visits)/nmax, 1/temp)
-		if x < 0 && c.Visits > 0 {
+	var sum float64
+	for i := range n {
+		sum += math.Pow(x(i)/xmax, 1/temp)
+	}
+	r := rng.Float64() * sum
+	for i := range n {
+		r -= math.Pow(x(i)/xmax, 1/temp)
+		if r < 0 && x(i) > 0 {
 			return i
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -318,45 +317,10 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 				}
 			}
 		}
-		a := res.Action
-		if scfg.Gumbel && want > 0 {
-			// Gumbel's own choice is the sequential-halving winner; in the first TemperatureActions
-			// actions sample from the improved policy at the temperature instead, for varied games
-			a = samplePolicy(res.Children, want, rng)
-		}
-		if err := play(a, pos); err != nil {
+		if err := play(res.Action, pos); err != nil {
 			return g, sims, err
 		}
 	}
 	g.Outcome = s.Outcome()
 	return g, sims, nil
-}
-
-// samplePolicy samples a root action from the children's policy (the improved policy of a Gumbel
-// search) sharpened by temperature temp: probability ∝ policy^(1/temp).
-func samplePolicy(cs []mcts.ChildStats, temp float64, rng *rand.Rand) env.Action {
-	best := 0
-	for i := range cs {
-		if cs[i].Policy > cs[best].Policy {
-			best = i
-		}
-	}
-	pmax := float64(cs[best].Policy)
-	if pmax <= 0 {
-		return cs[best].Action
-	}
-	w := make([]float64, len(cs))
-	var sum float64
-	for i, c := range cs {
-		w[i] = math.Pow(float64(c.Policy)/pmax, 1/temp)
-		sum += w[i]
-	}
-	x := rng.Float64() * sum
-	for i := range cs {
-		x -= w[i]
-		if x < 0 && w[i] > 0 {
-			return cs[i].Action
-		}
-	}
-	return cs[best].Action
 }

@@ -3,7 +3,6 @@ package selfplay
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -245,29 +244,6 @@ func TestSelfplayAgainstOpponents(t *testing.T) {
 		}
 		if opp != nil && (opp.moves != oppMoves || oppMoves == 0 || g.OpponentColor != opp.color) {
 			t.Fatalf("game %d: opponent %v made %d decisions, %d actions recorded", i, g.OpponentColor, opp.moves, oppMoves)
-		}
-	}
-}
-
-func TestSamplePolicyFollowsTheTemperature(t *testing.T) {
-	cs := []mcts.ChildStats{{Action: 1, Policy: 0.5}, {Action: 2, Policy: 0.3}, {Action: 3, Policy: 0.2}, {Action: 4, Policy: 0}}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []struct {
-		temp float64
-		want []float64
-	}{
-		{1, []float64{0.5, 0.3, 0.2, 0}},
-		{0.5, []float64{0.25 / 0.38, 0.09 / 0.38, 0.04 / 0.38, 0}},
-	} {
-		counts := map[env.Action]int{}
-		const n = 20000
-		for range n {
-			counts[samplePolicy(cs, c.temp, rng)]++
-		}
-		for i, w := range c.want {
-			if got := float64(counts[cs[i].Action]) / n; math.Abs(got-w) > 0.015 {
-				t.Errorf("τ %g: action %d drawn %.3f, want %.3f", c.temp, i, got, w)
-			}
 		}
 	}
 }
