@@ -283,16 +283,30 @@ func (r *MatchResult) add(g GameRecord) {
 	}
 }
 
-func playMatchGame(ctx context.Context, a, b PlayerFactory, opts *MatchOptions, i int) (GameRecord, error) {
+// playMatchGame plays game i of a match. Players that hold resources (an external engine's process)
+// are closed after the game, or as soon as the game cannot be played.
+func playMatchGame(ctx context.Context, a, b PlayerFactory, opts *MatchOptions, i int) (g GameRecord, err error) {
+	var made []Player
+	defer func() {
+		for _, p := range made {
+			if c, ok := p.(interface{ Close() error }); ok {
+				if cerr := c.Close(); err == nil && cerr != nil {
+					err = cerr
+				}
+			}
+		}
+	}()
 	seed := opts.Seed*1_000_003 + uint64(i)*2
 	pa, err := a(seed)
 	if err != nil {
 		return GameRecord{}, err
 	}
+	made = append(made, pa)
 	pb, err := b(seed + 1)
 	if err != nil {
 		return GameRecord{}, err
 	}
+	made = append(made, pb)
 	white, black := pa, pb
 	if i%2 == 1 {
 		white, black = pb, pa
@@ -302,14 +316,7 @@ func playMatchGame(ctx context.Context, a, b PlayerFactory, opts *MatchOptions, 
 	if err != nil {
 		return GameRecord{}, err
 	}
-	g, _, err := playGame(ctx, white, black, o, start)
+	g, _, err = playGame(ctx, white, black, o, start)
 	g.Game, g.Pair, g.AWhite = i, i/2, i%2 == 0
-	for _, p := range []Player{pa, pb} {
-		if c, ok := p.(interface{ Close() error }); ok {
-			if cerr := c.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}
-	}
 	return g, err
 }
