@@ -158,8 +158,8 @@ func parseAnalyze(args []string) (interval time.Duration, b budget, top int, err
 		n, perr := strconv.Atoi(args[1])
 		switch key {
 		case "sims":
-			if perr != nil || n < 1 || n > UnlimitedSims {
-				return 0, b, 0, fmt.Errorf("analyze: sims %q, want an integer in [1, %d]", args[1], UnlimitedSims)
+			if perr != nil || n < 1 || n > selfplay.MaxSims {
+				return 0, b, 0, fmt.Errorf("analyze: sims %q, want an integer in [1, %d]", args[1], selfplay.MaxSims)
 			}
 			b.Sims = n
 		case "movetime":

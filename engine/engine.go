@@ -145,10 +145,7 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 			}
 		}
 	}
-	capSims := sims
-	if e.movetime > 0 && !e.simsSet {
-		capSims = UnlimitedSims
-	}
+	capSims := selfplay.SimsCap(sims, e.simsSet, e.movetime)
 	factory, closer, err := selfplay.OpenPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime,
 		Gumbel: e.gumbel, LeavesInFlight: e.leaves})
 	if err != nil {
@@ -620,24 +617,9 @@ func (e *Engine) checkColor(cmd string, c env.Color) error {
 		return fmt.Errorf("the game is over (result %s)", e.state.Outcome())
 	}
 	if me := e.state.CurrentPlayer(); c != me {
-		return fmt.Errorf("%s: %s is not to act: %s is to %s", cmd, c, me, phaseWords(e.state.Phase()))
+		return fmt.Errorf("%s: %s is not to act: %s is to %s", cmd, c, me, e.state.Phase().Verb())
 	}
 	return nil
-}
-
-// phaseWords says what the side to act must do, as the diagram's status line does.
-func phaseWords(p env.Phase) string {
-	switch p {
-	case env.PhasePlace:
-		return "place a ring"
-	case env.PhaseMove:
-		return "move a ring"
-	case env.PhaseRemoveRow:
-		return "remove a row"
-	case env.PhaseRemoveRing:
-		return "remove a ring"
-	}
-	return "stop"
 }
 
 func (e *Engine) cmdSet(args []string) (string, error) {
@@ -679,9 +661,6 @@ func (e *Engine) cmdSet(args []string) (string, error) {
 	}
 	return "", fmt.Errorf("set: unknown setting %q (want player, sims, seed or movetime)", args[0])
 }
-
-// UnlimitedSims caps the simulations of a search bounded by time alone.
-const UnlimitedSims = 10_000_000
 
 // setMoveTime makes d the time per decision (0: bounded by simulations). A player that can change
 // its move time in place (selfplay.SearchPlayer) keeps its tree; otherwise, and when the cap on

@@ -319,8 +319,8 @@ func parseJSONRequest(line []byte, n int, defVariant env.Variant) (j jsonJob, an
 	}
 	j = jsonJob{id: id, state: s, top: DefaultAnalysisTop}
 	if req.Sims != nil {
-		if *req.Sims < 1 || *req.Sims > UnlimitedSims {
-			return fail(id, "sims %d: want [1, %d]", *req.Sims, UnlimitedSims)
+		if *req.Sims < 1 || *req.Sims > selfplay.MaxSims {
+			return fail(id, "sims %d: want [1, %d]", *req.Sims, selfplay.MaxSims)
 		}
 		j.b.Sims = *req.Sims
 	}

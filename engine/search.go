@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,9 +39,9 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int) (*searcher, 
 	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix):
 		return nil, errNotSearching
 	case strings.HasPrefix(spec, "rollout:"):
-		n, err := strconv.Atoi(strings.TrimPrefix(spec, "rollout:"))
-		if err != nil || n < 1 || n > 10_000_000 {
-			return nil, fmt.Errorf("player %q: want rollout:N with N in [1, 10000000]", spec)
+		n, err := selfplay.ParseRollout(spec)
+		if err != nil {
+			return nil, err
 		}
 		return &searcher{name: spec, cfg: selfplay.RolloutSearchConfig(n)}, nil
 	}
@@ -123,7 +122,7 @@ func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxByt
 	sims := 0
 	for {
 		cfg := base
-		cfg.Simulations = UnlimitedSims
+		cfg.Simulations = selfplay.MaxSims
 		if b.Sims > 0 {
 			cfg.Simulations = b.Sims - sims
 		}

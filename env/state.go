@@ -359,6 +359,10 @@ var phaseKind = [...]Kind{KindPlace, KindMove, KindRemoveRow, KindRemoveRing, Ki
 var kindNames = [...]string{"placement", "ring move", "row removal", "ring removal", "pass"}
 var phaseVerb = [...]string{"place a ring", "move a ring", "remove a row", "remove a ring", "stop"}
 
+// Verb says what the side to act does in phase p ("place a ring", "move a ring", "remove a row",
+// "remove a ring"; "stop" when the game is over), as errors and the board's status line say it.
+func (p Phase) Verb() string { return phaseVerb[p] }
+
 // hasAnyMove reports whether the side to act has a legal ring move.
 func (s *State) hasAnyMove() bool {
 	var buf [64]Action

@@ -79,9 +79,9 @@ func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, erro
 	case spec == "heuristic":
 		return func(seed uint64) (Player, error) { return NewHeuristic(seed), nil }, nopCloser{}, nil
 	case strings.HasPrefix(spec, "rollout:"):
-		n, err := strconv.Atoi(strings.TrimPrefix(spec, "rollout:"))
-		if err != nil || n < 1 || n > 10_000_000 {
-			return nil, nil, fmt.Errorf("selfplay: player %q: want rollout:N with N in [1, 10000000]", spec)
+		n, err := ParseRollout(spec)
+		if err != nil {
+			return nil, nil, err
 		}
 		f, err := rolloutFactory(n, opts)
 		return f, nopCloser{}, err
@@ -91,6 +91,28 @@ func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, erro
 		return nil, nil, fmt.Errorf(`selfplay: empty player spec (want random, heuristic, rollout:N, engine:"CMD ARGS" or a checkpoint file)`)
 	}
 	return checkpointFactory(spec, opts)
+}
+
+// MaxSims is the most simulations one search may be given: rollout:N's largest N, and the cap of a
+// search bounded by a move time alone.
+const MaxSims = 10_000_000
+
+// ParseRollout returns the N of a rollout:N spec, in [1, MaxSims].
+func ParseRollout(spec string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(spec, "rollout:"))
+	if err != nil || !strings.HasPrefix(spec, "rollout:") || n < 1 || n > MaxSims {
+		return 0, fmt.Errorf("selfplay: player %q: want rollout:N with N in [1, %d]", spec, MaxSims)
+	}
+	return n, nil
+}
+
+// SimsCap returns the simulation budget of checkpoint players: sims, or MaxSims when a move time
+// bounds the search and sims was not given (a purely timed search).
+func SimsCap(sims int, given bool, movetime time.Duration) int {
+	if movetime > 0 && !given {
+		return MaxSims
+	}
+	return sims
 }
 
 type nopCloser struct{}

@@ -44,9 +44,6 @@ type ArenaOptions struct {
 	AnyVariant bool
 }
 
-// unlimitedSims caps the simulations of a search bounded by --movetime alone.
-const unlimitedSims = 10_000_000
-
 func newArenaCmd() *cobra.Command { return newCmdArena(nil) }
 
 func newCmdArena(runF func(*ArenaOptions) error) *cobra.Command {
@@ -159,11 +156,11 @@ func defaultResults(players ...string) string {
 
 // ratedName is the name a player gets in results: its spec, with "@MSms" for searching players under
 // a time control (a different strength than the same player bounded by simulations).
-func ratedName(spec, name string, movetime time.Duration) string {
+func ratedName(spec string, movetime time.Duration) string {
 	if movetime <= 0 || spec == "random" || spec == "heuristic" {
-		return name
+		return spec
 	}
-	return fmt.Sprintf("%s@%dms", name, movetime.Milliseconds())
+	return fmt.Sprintf("%s@%dms", spec, movetime.Milliseconds())
 }
 
 func arenaRun(ctx context.Context, opts *ArenaOptions) error {
@@ -175,10 +172,7 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	if !(opts.RolloutMix >= 0 && opts.RolloutMix <= 1) {
 		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.RolloutMix)
 	}
-	sims := opts.Sims
-	if opts.MoveTime > 0 && !opts.SimsSet {
-		sims = unlimitedSims
-	}
+	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
 	popts := selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
 		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime, EngineTimeout: opts.EngineTimeout}
 	var openings []selfplay.Opening
@@ -198,7 +192,7 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 		return fmt.Errorf("--b: %w", err)
 	}
 	defer cb.Close()
-	nameA, nameB := ratedName(opts.A, opts.A, opts.MoveTime), ratedName(opts.B, opts.B, opts.MoveTime)
+	nameA, nameB := ratedName(opts.A, opts.MoveTime), ratedName(opts.B, opts.MoveTime)
 	var rec *recordWriter
 	if opts.Record != "" {
 		if rec, err = createRecord(opts.Record, opts.Force, nameA, nameB, opts); err != nil {

@@ -162,10 +162,7 @@ func tokenLine(acts []env.Action) string {
 }
 
 func playRun(opts *PlayOptions) error {
-	sims := opts.Sims
-	if opts.MoveTime > 0 && !opts.SimsSet {
-		sims = unlimitedSims
-	}
+	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
 	leaves := opts.Leaves
 	if leaves == 0 {
 		leaves = mcts.DefaultConfig().LeavesInFlight
