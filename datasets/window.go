@@ -65,6 +65,7 @@ type Window struct {
 }
 
 type wgame struct {
+	id      uint64 // Record.ID
 	action  uint32 // index of the first action in actions
 	snap    uint32 // index of the first snapshot in snaps
 	target  uint32 // index of the first target in targets
@@ -160,7 +161,7 @@ func (w *Window) Add(r *Record) error {
 	defer w.mu.Unlock()
 	g := wgame{
 		action: uint32(len(w.actions)), snap: uint32(len(w.snaps)), target: uint32(len(w.targets)),
-		n: uint16(len(r.Actions)), outcome: r.Outcome,
+		n: uint16(len(r.Actions)), outcome: r.Outcome, id: r.ID,
 	}
 	gi := uint32(len(w.games))
 	entry0 := len(w.entries)
@@ -394,6 +395,76 @@ func build(picks []pick, b *Batch) error {
 		g.Write(b, k, s, p.sym, p.policy, v)
 	}
 	return nil
+}
+
+// GameUses is how many times each training position of one game was drawn (Window.Uses): the
+// replay window's state beyond its games, which a resumed run restores (Window.SetUses) so that
+// MaxReuse counts the draws made before the restart.
+type GameUses struct {
+	ID uint64 `json:"id"` // Record.ID
+	// Uses has one count per training position of the game, in the order of its actions.
+	Uses []byte `json:"uses"`
+}
+
+// Uses returns the draw counts of the games held, oldest first, leaving out games none of whose
+// positions was drawn.
+func (w *Window) Uses() []GameUses {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []GameUses
+	for _, g := range w.games[w.g0:] {
+		ts := w.targets[g.target : g.target+uint32(g.targets)]
+		var u []byte
+		for i, t := range ts {
+			if t.uses > 0 && u == nil {
+				u = make([]byte, len(ts))
+			}
+			if u != nil {
+				u[i] = t.uses
+			}
+		}
+		if u != nil {
+			out = append(out, GameUses{ID: g.id, Uses: u})
+		}
+	}
+	return out
+}
+
+// SetUses restores draw counts saved by Uses: every game held whose ID is listed gets its counts
+// (positions drawn MaxReuse times become ineligible). It returns how many listed games were found;
+// counts of games no longer held are ignored. A listed game whose number of positions differs from
+// the one held is an error (the counts belong to another game).
+func (w *Window) SetUses(uses []GameUses) (int, error) {
+	byID := make(map[uint64][]byte, len(uses))
+	for _, u := range uses {
+		byID[u.ID] = u.Uses
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	found := 0
+	for gi := w.g0; gi < len(w.games); gi++ {
+		g := w.games[gi]
+		u, ok := byID[g.id]
+		if !ok {
+			continue
+		}
+		if len(u) != int(g.targets) {
+			return found, fmt.Errorf("datasets: game %d has %d training positions, the saved draw counts %d", g.id, g.targets, len(u))
+		}
+		found++
+		for i, n := range u {
+			ti := g.target + uint32(i)
+			t := &w.targets[ti]
+			if t.where != noSlot {
+				w.removeEligible(ti)
+			}
+			t.uses = n
+			if w.opts.MaxReuse == 0 || int(n) < w.opts.MaxReuse {
+				w.addEligible(ti)
+			}
+		}
+	}
+	return found, nil
 }
 
 // AddShard adds the games of one shard (unfinished games are skipped) and returns how many were read.

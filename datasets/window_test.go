@@ -498,3 +498,52 @@ func TestWindowValueQMix(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowUsesRestore checks that a window rebuilt from the same games with SetUses(Uses()) has the
+// same draws left, position by position, as the one the counts were taken from.
+func TestWindowUsesRestore(t *testing.T) {
+	recs := testRecords(5, 29)
+	a := newTestWindow(t, WindowOptions{MaxReuse: 3}, recs[:4])
+	rng := rand.New(rand.NewPCG(8, 1))
+	for i := 0; i < 5; i++ {
+		if _, err := a.draw(rng, 1+a.Len()/3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := a.Uses()
+	if len(saved) == 0 {
+		t.Fatal("no counts after drawing")
+	}
+	// the restored window also holds a game the counts do not mention, and misses none
+	b := newTestWindow(t, WindowOptions{MaxReuse: 3}, recs)
+	found, err := b.SetUses(saved)
+	if err != nil || found != len(saved) {
+		t.Fatalf("SetUses: %d of %d games found, %v", found, len(saved), err)
+	}
+	fresh := newTestWindow(t, WindowOptions{MaxReuse: 3}, recs[4:])
+	if got, want := b.Eligible(), a.Eligible()+fresh.Eligible(); got != want {
+		t.Fatalf("restored window: %d eligible positions, want %d", got, want)
+	}
+	if got, want := b.budget, a.budget+fresh.budget; got != want {
+		t.Fatalf("restored window: %d draws left, want %d", got, want)
+	}
+	left := func(w *Window) map[[2]uint64]int {
+		out := map[[2]uint64]int{}
+		for _, ti := range w.eligible {
+			tg := w.targets[ti]
+			out[[2]uint64{w.games[tg.game].id, uint64(tg.ply)}] = 3 - int(tg.uses)
+		}
+		return out
+	}
+	la, lb := left(a), left(b)
+	for k, v := range la {
+		if lb[k] != v {
+			t.Fatalf("position %v: %d draws left after restore, %d before", k, lb[k], v)
+		}
+	}
+	// counts for a game with another number of positions are refused
+	bad := []GameUses{{ID: saved[0].ID, Uses: append(saved[0].Uses, 0)}}
+	if _, err := b.SetUses(bad); err == nil {
+		t.Fatal("counts of the wrong length accepted")
+	}
+}

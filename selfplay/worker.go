@@ -86,6 +86,10 @@ type RunOptions struct {
 	Seed     uint64 // game i is seeded from (Seed, i): a game's play does not depend on scheduling
 	// FirstIndex numbers the games (to continue a run after a restart).
 	FirstIndex int
+	// Indices, if set, are the numbers of the games to play, instead of FirstIndex ..
+	// FirstIndex+Games-1 (Games and FirstIndex are then ignored): a resumed run plays exactly the
+	// games it has not recorded yet, whichever finished before it was killed.
+	Indices []int
 	// OnGame receives each finished game (serialised; an error stops the run).
 	OnGame func(Game) error
 	// Progress, if set, is called after every search with the number of searches so far (from many
@@ -105,8 +109,15 @@ type RunOptions struct {
 // Run plays opts.Games self-play games, opts.Parallel at a time, every search going through ev
 // (typically an mcts.Batcher in front of one network, so leaves of all games share batches).
 func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (Stats, error) {
+	if opts.Indices != nil {
+		opts.Games = len(opts.Indices)
+	}
 	if opts.Games < 0 || opts.Parallel < 1 {
 		return Stats{}, fmt.Errorf("selfplay: games %d, parallel %d", opts.Games, opts.Parallel)
+	}
+	index := func(k int) int { return opts.FirstIndex + k }
+	if opts.Indices != nil {
+		index = func(k int) int { return opts.Indices[k] }
 	}
 	if err := cfg.Search.Validate(); err != nil {
 		return Stats{}, err
@@ -140,16 +151,16 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 					mu.Unlock()
 					return
 				}
-				i := next
+				i := index(next)
 				next++
 				mu.Unlock()
 				if opts.Evaluator != nil {
-					err = tree.SetEvaluator(opts.Evaluator(GameSeed(opts.Seed, opts.FirstIndex+i)))
+					err = tree.SetEvaluator(opts.Evaluator(GameSeed(opts.Seed, i)))
 				}
 				var g Game
 				var sims int
 				if err == nil {
-					g, sims, err = playSelfplayGame(ctx, cfg, tree, opts.FirstIndex+i, opts.Seed, opts.Opponent, &searches, opts.Progress)
+					g, sims, err = playSelfplayGame(ctx, cfg, tree, i, opts.Seed, opts.Opponent, &searches, opts.Progress)
 				}
 				mu.Lock()
 				if err == nil && opts.OnGame != nil {
@@ -157,7 +168,7 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 				}
 				if err != nil {
 					if firstErr == nil && !errors.Is(err, context.Canceled) {
-						firstErr = fmt.Errorf("selfplay: game %d: %w", opts.FirstIndex+i, err)
+						firstErr = fmt.Errorf("selfplay: game %d: %w", i, err)
 					}
 					mu.Unlock()
 					cancel()

@@ -247,3 +247,53 @@ func TestSelfplayAgainstOpponents(t *testing.T) {
 		}
 	}
 }
+
+// TestRunIndices checks that RunOptions.Indices plays exactly the games named, each as the game of
+// that number plays in a run of consecutive numbers (a resumed run fills the gaps this way).
+func TestRunIndices(t *testing.T) {
+	cfg := testConfig(8)
+	play := func(opts RunOptions) map[int]Game {
+		out := map[int]Game{}
+		var mu sync.Mutex
+		opts.Parallel, opts.Seed = 2, 11
+		opts.OnGame = func(g Game) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if _, dup := out[g.Index]; dup {
+				t.Errorf("game %d played twice", g.Index)
+			}
+			out[g.Index] = g
+			return nil
+		}
+		st, err := Run(context.Background(), cfg, mcts.Uniform{}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Games != len(out) {
+			t.Fatalf("stats say %d games, %d received", st.Games, len(out))
+		}
+		return out
+	}
+	all := play(RunOptions{Games: 4, FirstIndex: 10})
+	some := play(RunOptions{Games: 99, FirstIndex: 0, Indices: []int{13, 11}})
+	if len(some) != 2 || some[11].Seed == 0 || some[13].Seed == 0 {
+		t.Fatalf("Indices {13, 11} played games %v", keys(some))
+	}
+	for _, i := range []int{11, 13} {
+		if some[i].Seed != all[i].Seed || some[i].Seed != GameSeed(11, i) || len(some[i].Actions) != len(all[i].Actions) {
+			t.Fatalf("game %d: seed %d, %d actions; in the consecutive run seed %d, %d actions", i,
+				some[i].Seed, len(some[i].Actions), all[i].Seed, len(all[i].Actions))
+		}
+	}
+	if none := play(RunOptions{Games: 5, Indices: []int{}}); len(none) != 0 {
+		t.Fatalf("empty Indices played %d games", len(none))
+	}
+}
+
+func keys(m map[int]Game) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

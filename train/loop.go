@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,12 +40,16 @@ const (
 
 // State is what a run has completed; it is rewritten atomically at the end of every generation.
 type State struct {
+	Format         int    `json:"format"`          // StateFormat (0: written before the field existed)
 	Generation     int    `json:"generation"`      // generations completed
 	Best           string `json:"best"`            // checkpoint of the best network (relative path)
 	Current        string `json:"current"`         // checkpoint of the latest trained network
 	Step           int64  `json:"step"`            // optimiser steps taken
 	Games          int    `json:"games"`           // self-play games played
 	SamplesTrained int64  `json:"samples_trained"` // positions used in training steps
+	// WindowUses is the file (relative path) of the replay window's draw counts after the last
+	// completed generation ("" before the first).
+	WindowUses string `json:"window_uses,omitempty"`
 }
 
 // Options configures Train.
@@ -134,6 +139,11 @@ func Train(ctx context.Context, o Options) error {
 	if _, err := window.LoadDir(gdir); err != nil { // logs the shards, games and positions it loaded
 		return err
 	}
+	if st.WindowUses != "" {
+		if err := loadUses(o.Dir, st.WindowUses, window, o.Log); err != nil {
+			return err
+		}
+	}
 
 	for g := st.Generation + 1; g <= cfg.Generations; g++ {
 		if err := ctx.Err(); err != nil {
@@ -142,19 +152,24 @@ func Train(ctx context.Context, o Options) error {
 		m := Metrics{Generation: g, Time: time.Now().UTC().Format(time.RFC3339)}
 		genStart := time.Now()
 
-		// 1. self-play with the best network; games already recorded for g (a resumed run) count
-		done, err := countGames(gdir, GenName(g))
+		// 1. self-play with the best network; the games of g already recorded (a resumed run) count
+		// and are not played again
+		first := (g - 1) * cfg.SelfPlay.Games
+		rec, err := recordedGames(gdir, g, cfg.Seed, first, cfg.SelfPlay.Games, o.Log)
 		if err != nil {
 			return err
+		}
+		todo := missing(rec.done, first, cfg.SelfPlay.Games)
+		if rec.stats.Recovered > 0 {
+			o.Log.Info("self-play: games of this generation already recorded", "generation", g, "recorded", rec.stats.Recovered, "to_play", len(todo))
 		}
 		writer, err := datasets.NewWriter(gdir, datasets.WriterOptions{GamesPerShard: max(cfg.SelfPlay.Games/4, 1), Logger: o.Log})
 		if err != nil {
 			return err
 		}
 		sps, err := PlaySelfPlay(ctx, SelfPlayOptions{
-			Config: cfg, Net: best, Generator: GenName(g), Games: cfg.SelfPlay.Games - done,
-			FirstGame: (g-1)*cfg.SelfPlay.Games + done, Seed: cfg.Seed, Writer: writer, Window: window,
-			Progress: o.Progress,
+			Config: cfg, Net: best, Generator: GenName(g), Indices: todo,
+			Seed: cfg.Seed, Writer: writer, Window: window, Progress: o.Progress,
 		})
 		if cerr := writer.Close(); err == nil {
 			err = cerr
@@ -162,6 +177,7 @@ func Train(ctx context.Context, o Options) error {
 		if err != nil {
 			return fmt.Errorf("generation %d self-play: %w", g, err)
 		}
+		sps.add(rec.stats)
 		st.Games += sps.Games
 		m.SelfPlay = selfPlayMetrics(sps)
 
@@ -174,9 +190,11 @@ func Train(ctx context.Context, o Options) error {
 		st.SamplesTrained += int64(tm.Steps * cfg.Training.BatchSize)
 		st.Step = current.Step()
 		cand := ckptPath(g)
+		fault("checkpoint.before")
 		if err := model.SaveNet(current, filepath.Join(o.Dir, cand), runOrigin(o, g)); err != nil {
 			return err
 		}
+		fault("checkpoint.after")
 
 		// 3. evaluation: candidate against the best, then against the baselines; a candidate that
 		// did not train is the network evaluated before (or the initial one): nothing to learn
@@ -215,12 +233,19 @@ func Train(ctx context.Context, o Options) error {
 		}
 		m.Elapsed = time.Since(genStart).Seconds()
 		st.Generation = g
+		if st.WindowUses, err = saveUses(o.Dir, g, window); err != nil {
+			return err
+		}
+		fault("uses.after")
 		if err := AppendMetrics(filepath.Join(o.Dir, MetricsFile), m); err != nil {
 			return err
 		}
+		fault("metrics.after")
 		if err := writeState(o.Dir, st); err != nil {
 			return err
 		}
+		fault("state.after")
+		pruneUses(o.Dir, g)
 		if err := WritePlots(o.Dir); err != nil {
 			o.Log.Warn("plots not written", "err", err)
 		}
@@ -252,26 +277,39 @@ func openRun(o Options) (*State, error) {
 			return nil, err
 		}
 	}
+	st := &State{Format: StateFormat}
+	if exists {
+		path := filepath.Join(o.Dir, StateFile)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(st); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if st.Format > StateFormat {
+			return nil, fmt.Errorf("%s: format %d, this build reads up to %d (written by a newer build)", path, st.Format, StateFormat)
+		}
+		st.Format = StateFormat
+		o.Log.Info("resuming", "dir", o.Dir, "generations_done", st.Generation, "best", st.Best, "step", st.Step)
+		if err := checkResumeConfig(o, st); err != nil {
+			return nil, err
+		}
+		if err := cleanTemps(o.Dir, o.Log); err != nil {
+			return nil, err
+		}
+		if err := dropUnfinished(o.Dir, st.Generation); err != nil {
+			return nil, err
+		}
+	}
 	y, err := o.Config.YAML()
 	if err != nil {
 		return nil, err
 	}
 	if err := model.WriteFileAtomic(cfgPath, y); err != nil {
 		return nil, err
-	}
-	st := &State{}
-	if exists {
-		data, err := os.ReadFile(filepath.Join(o.Dir, StateFile))
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(data, st); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(o.Dir, StateFile), err)
-		}
-		o.Log.Info("resuming", "dir", o.Dir, "generations_done", st.Generation, "best", st.Best, "step", st.Step)
-		if err := dropUnfinished(o.Dir, st.Generation); err != nil {
-			return nil, err
-		}
 	}
 	return st, nil
 }
@@ -322,18 +360,6 @@ func writeState(dir string, st *State) error {
 	return model.WriteFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'))
 }
 
-// countGames counts the finished games in dir produced by generator.
-func countGames(dir, generator string) (int, error) {
-	n := 0
-	err := datasets.ScanDir(dir, func(_ string, _ int, r *datasets.Record) error {
-		if r.Generator == generator {
-			n++
-		}
-		return nil
-	})
-	return n, err
-}
-
 // trainPhase runs the generation's optimiser steps on batches sampled from the window.
 func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Window, g int) (TrainMetrics, error) {
 	cfg := &o.Config.Training
@@ -366,6 +392,7 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 			return tm, err
 		}
 		tm.Steps++
+		fault("train.step")
 		sum.Policy += loss.Policy
 		sum.Value += loss.Value
 		sum.Total += loss.Total
@@ -413,6 +440,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		res, err := selfplay.Match(ctx, cp.Factory(), b, selfplay.MatchOptions{
 			Games: games, Parallel: ec.Parallel, Seed: seed, Variant: variant, OpeningPlies: ec.OpeningPlies,
 			OnGame: func(_ int, r selfplay.MatchResult, _ selfplay.GameRecord) error {
+				fault("eval.game")
 				bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses))
 				return nil
 			},

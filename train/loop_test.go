@@ -5,14 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/model"
@@ -162,59 +158,6 @@ func TestTrainSkipsEvaluationWithoutTraining(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "train skipped; evaluation skipped (no training)") {
 		t.Fatalf("summary %q", out.String())
-	}
-}
-
-// TestTrainSurvivesKill runs a short training in a child process, SIGKILLs it at random moments and
-// resumes: every file stays readable and the counters continue.
-func TestTrainSurvivesKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills child processes; skipped in -short")
-	}
-	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(7, 7))
-	const gens = 3
-	for attempt := 0; attempt < 4; attempt++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTrainChild$")
-		cmd.Env = append(os.Environ(), "YINSH_TRAIN_CHILD="+dir, fmt.Sprint("YINSH_TRAIN_GENS=", gens))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(200+r.IntN(1500)) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-		if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
-			st := checkRun(t, dir)
-			t.Logf("killed after %d generations", st.Generation)
-		}
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTrainChild$")
-	cmd.Env = append(os.Environ(), "YINSH_TRAIN_CHILD="+dir, fmt.Sprint("YINSH_TRAIN_GENS=", gens))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("final run: %v\n%s", err, out)
-	}
-	st := checkRun(t, dir)
-	if st.Generation != gens || st.Step != int64(3*gens) {
-		t.Fatalf("final state %+v", st)
-	}
-	ms, _ := ReadMetrics(filepath.Join(dir, MetricsFile))
-	if len(ms) != gens {
-		t.Fatalf("%d metrics lines", len(ms))
-	}
-}
-
-// TestTrainChild is the child process of TestTrainSurvivesKill.
-func TestTrainChild(t *testing.T) {
-	dir := os.Getenv("YINSH_TRAIN_CHILD")
-	if dir == "" {
-		t.Skip("child process of TestTrainSurvivesKill")
-	}
-	var gens int
-	fmt.Sscan(os.Getenv("YINSH_TRAIN_GENS"), &gens)
-	_, err := os.Stat(filepath.Join(dir, StateFile))
-	o := Options{Dir: dir, Config: tinyConfig(t, gens), Backend: gonumBackend, Resume: err == nil}
-	if err := Train(context.Background(), o); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -26,7 +26,9 @@ type Metrics struct {
 
 // SelfPlayMetrics summarises a generation's self-play.
 type SelfPlayMetrics struct {
-	Games        int     `json:"games"`
+	Games int `json:"games"` // games of the generation, including Recovered
+	// Recovered games were recorded before the run was killed and resumed (not played again).
+	Recovered    int     `json:"recovered,omitempty"`
 	Positions    int     `json:"positions"`
 	Targets      int     `json:"targets"`
 	MeanLength   float64 `json:"mean_length"`
@@ -74,11 +76,13 @@ type EvalMetrics struct {
 func selfPlayMetrics(s SelfPlayStats) SelfPlayMetrics {
 	w, b, d := outcomeShares(s.Results)
 	m := SelfPlayMetrics{
-		Games: s.Games, Positions: s.Positions, Targets: s.Targets, White: w, Black: b, Draw: d,
+		Games: s.Games, Recovered: s.Recovered, Positions: s.Positions, Targets: s.Targets, White: w, Black: b, Draw: d,
 		MeanBatch: s.MeanBatch, FalseResigns: s.FalseResigns, ResignChecks: s.Checked, Seconds: s.Elapsed.Seconds(),
 	}
 	if s.Games > 0 {
 		m.MeanLength = float64(s.Positions) / float64(s.Games)
+	}
+	if s.Games > s.Recovered && s.Elapsed > 0 {
 		m.GamesPerHour = s.GamesPerHour()
 		m.EvalsPerSec = float64(s.Evaluations) / s.Elapsed.Seconds()
 	}

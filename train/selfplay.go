@@ -65,11 +65,13 @@ type SelfPlayOptions struct {
 	Net       model.Net
 	Generator string // recorded in every game (checkpoint id)
 	Games     int
-	FirstGame int    // number of the first game (games are seeded by number)
-	Seed      uint64 // run seed
-	Writer    *datasets.Writer
-	Window    *datasets.Window // optional: games are also added here
-	Progress  io.Writer        // progress bar / lines (nil: none)
+	FirstGame int // number of the first game (games are seeded by number)
+	// Indices, if set, are the numbers of the games to play instead (Games and FirstGame ignored).
+	Indices  []int
+	Seed     uint64 // run seed
+	Writer   *datasets.Writer
+	Window   *datasets.Window // optional: games are also added here
+	Progress io.Writer        // progress bar / lines (nil: none)
 }
 
 // SelfPlayStats reports a self-play phase.
@@ -85,15 +87,34 @@ type SelfPlayStats struct {
 	// in them (win 1, draw ½).
 	OpponentGames int
 	OpponentScore float64
+	// Recovered of the Games were recorded before a restart (counted in Games, Positions, Targets
+	// and Results, not in the rates).
+	Recovered int
 }
 
-// GamesPerHour returns the self-play rate.
-func (s SelfPlayStats) GamesPerHour() float64 { return float64(s.Games) / s.Elapsed.Hours() }
+// GamesPerHour returns the self-play rate of the games played (not the recovered ones).
+func (s SelfPlayStats) GamesPerHour() float64 {
+	return float64(s.Games-s.Recovered) / s.Elapsed.Hours()
+}
+
+// add counts r's games, positions, targets, results and recovered games in s.
+func (s *SelfPlayStats) add(r SelfPlayStats) {
+	s.Games += r.Games
+	s.Recovered += r.Recovered
+	s.Positions += r.Positions
+	s.Targets += r.Targets
+	for i := range s.Results {
+		s.Results[i] += r.Results[i]
+	}
+}
 
 // PlaySelfPlay plays games with the network, leaves of all parallel games batched into one network
 // call, and appends each finished game to the writer (and window).
 func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error) {
 	c := o.Config
+	if o.Indices != nil {
+		o.Games = len(o.Indices)
+	}
 	ev := &mcts.NetEvaluator{Net: o.Net.Predict, PolicyLogits: true, WDLLogits: true}
 	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: c.SelfPlay.BatchSize, Wait: time.Millisecond})
 	if err != nil {
@@ -122,13 +143,14 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	defer oppClose.Close()
 	start := time.Now()
 	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
-		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame,
+		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame, Indices: o.Indices,
 		Opponent: opponent, Evaluator: perGame,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
 			if err := o.Writer.Append(rec); err != nil {
 				return err
 			}
+			fault("selfplay.game")
 			if o.Window != nil {
 				if err := o.Window.Add(rec); err != nil {
 					return err

@@ -22,6 +22,7 @@ import (
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/train"
 )
 
@@ -104,15 +105,12 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// a resumed run reads its own config.yaml unless --config names one; either way train.Train
+	// compares the result with the run's config, refuses changes that would corrupt the run and
+	// records the others in config-history.jsonl
 	cfgFile := opts.Config
-	if opts.Resume {
-		saved := filepath.Join(opts.Run, train.ConfigFile)
-		if _, err := os.Stat(saved); err == nil {
-			if opts.Config != "" {
-				logger.Info("resuming: using the run's saved config, not --config", "config", saved)
-			}
-			cfgFile = saved
-		}
+	if opts.Resume && cfgFile == "" {
+		cfgFile = filepath.Join(opts.Run, train.ConfigFile)
 	}
 	if err := checkOverrides(opts.Overrides); err != nil {
 		return err
@@ -200,14 +198,21 @@ func selfplayRun(ctx context.Context, opts *SelfplayOptions) error {
 	if err != nil {
 		return err
 	}
-	// games already in the directory count towards numbering, so a restart plays new games
-	done := 0
-	if err := datasets.ScanDir(opts.OutDir, func(string, int, *datasets.Record) error { done++; return nil }); err != nil {
+	// games already in the directory keep their numbers: a restart plays the first --games numbers
+	// whose seeds are not recorded there (so a game recovered from a killed run is not played again)
+	have := map[uint64]bool{}
+	if err := datasets.ScanDir(opts.OutDir, func(_ string, _ int, r *datasets.Record) error { have[r.ID] = true; return nil }); err != nil {
 		return err
+	}
+	var todo []int
+	for i := 0; len(todo) < opts.Games; i++ {
+		if !have[selfplay.GameSeed(cfg.Seed, i)] {
+			todo = append(todo, i)
+		}
 	}
 	gen := strings.TrimSuffix(filepath.Base(opts.Checkpoint), filepath.Ext(opts.Checkpoint))
 	st, err := train.PlaySelfPlay(ctx, train.SelfPlayOptions{
-		Config: &cfg, Net: net, Generator: gen, Games: opts.Games, FirstGame: done, Seed: cfg.Seed, Writer: w, Progress: opts.Err,
+		Config: &cfg, Net: net, Generator: gen, Indices: todo, Seed: cfg.Seed, Writer: w, Progress: opts.Err,
 	})
 	if cerr := w.Close(); err == nil {
 		err = cerr
