@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,8 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yinsh-zero/yinsh/env"
 )
@@ -19,13 +24,36 @@ import (
 // Checkpoint file format (backend-neutral; model/gonum and model/torch read and write the same files).
 //
 // A checkpoint is one safetensors file (see safetensors.go) whose tensors are all F32 and whose
-// __metadata__ has three string entries:
+// __metadata__ has these string entries and no others:
 //
-//	"format"  "yinsh-zero"
-//	"yinsh"   the Metadata below as JSON (architecture, encoding version, kind, step, optimiser;
-//	          since 2026-12 also the variant, run id and generation; absent means unknown)
-//	"sha256"  lowercase hex SHA-256 of: the "yinsh" JSON bytes, then one zero byte, then the whole
-//	          tensor data section (the bytes after the header)
+//	"format"         "yinsh-zero"
+//	"yinsh_version"  the checkpoint format version, "2" (absent in version 1 files)
+//	"yinsh"          the Metadata below as JSON (architecture, encoding version, kind, step, optimiser;
+//	                 since 2026-12 also the variant, run id and generation; absent means unknown)
+//	"sha256"         lowercase hex SHA-256 checksum, defined by the version:
+//
+// Version 2 (written since 2026-12) checksums the whole file: SHA-256 over this canonical encoding of
+// the complete header, then the data section,
+//
+//	"yinsh-zero checkpoint v2\n"
+//	for each __metadata__ entry except "sha256", keys in byte order:
+//	    "M" str(key) str(value)
+//	for each tensor, names in byte order:
+//	    "T" str(name) str(dtype) str(shape) str(begin) str(end)
+//	"D" str(data section)
+//
+// where str(s) is the decimal byte length of s, ":", then s; shape is the dimensions in decimal
+// joined by "," and begin, end the data_offsets in decimal. The header itself must be byte for byte
+// the canonical one this package writes (JSON without whitespace, __metadata__ first with sorted keys,
+// then the tensors by name with contiguous offsets in that order, padded with spaces to a multiple of
+// 8), so that no byte of a version 2 file can change, the length prefix and the padding included,
+// without DecodeCheckpoint noticing, short of recomputing the checksum.
+//
+// Version 1 (before 2026-12; no "yinsh_version" entry) checksums the "yinsh" JSON bytes, then one
+// zero byte, then the whole tensor data section; its tensor table is not covered. Version 1 files
+// remain readable (the data must still lie in name order, as every version 1 writer stored it, which
+// catches swapped offsets); files are only written as version 2, and a later version is rejected
+// ("checkpoint format version 7, this build reads 1..2").
 //
 // Tensor names and shapes (C = Channels, I = InputPlanes, P = PolicyChannels, V = ValueChannels,
 // H = ValueHidden, A = env.NumActions = 2142; conv weights are [out, in, kh, kw], fully connected
@@ -69,6 +97,27 @@ const (
 // FormatName is the value of __metadata__["format"].
 const FormatName = "yinsh-zero"
 
+// Checkpoint format versions (__metadata__["yinsh_version"]; absent is version 1): this build reads
+// MinFormatVersion..FormatVersion and writes FormatVersion.
+const (
+	MinFormatVersion = 1
+	FormatVersion    = 2
+)
+
+// The __metadata__ keys of a checkpoint.
+const (
+	metaFormat  = "format"
+	metaVersion = "yinsh_version"
+	metaJSONKey = "yinsh"
+	metaSum     = "sha256"
+)
+
+// Backends that write checkpoints (the value of Metadata.Backend; "" is unknown).
+var knownBackends = []string{"gonum", "torch"}
+
+// maxRunIDLen bounds RunInfo.ID (in bytes; a run id is a directory name).
+const maxRunIDLen = 255
+
 // ActionLayout describes the policy output order for game clients (also in ONNX metadata).
 const ActionLayout = "yinsh-v1: 2142 actions = [0,85) place ring on point p; [85,1933) ring moves " +
 	"(from,to) on a common line sorted by from then to; [1933,2056) row removals by end points; " +
@@ -92,9 +141,11 @@ type Metadata struct {
 	Step int64 `json:"step"`
 	// Optimizer is the optimiser configuration, when optimiser state is stored.
 	Optimizer *OptimizerConfig `json:"optimizer,omitempty"`
-	// Backend names the writer ("gonum", "torch"); informational.
+	// Backend names the writer ("gonum", "torch"; "" is unknown); informational, but no other value
+	// is accepted.
 	Backend string `json:"backend,omitempty"`
-	// ActionLayout is ActionLayout; informational.
+	// ActionLayout is ActionLayout (the only layout there has been) or ""; informational, but no
+	// other value is accepted.
 	ActionLayout string `json:"action_layout,omitempty"`
 	// Variant is the rules variant the network was trained for ("standard" or "blitz"); "" is
 	// unknown (checkpoints written before the field existed, `yinsh model init` without --variant).
@@ -238,41 +289,68 @@ func (m *Metadata) ExpectedSpecs() []TensorSpec {
 	return s
 }
 
-// validateMeta checks the metadata against this build.
+// validate checks every metadata field against this build; errors name the field (its JSON key).
 func (m *Metadata) validate() error {
 	if m.Format != FormatName {
-		return fmt.Errorf("metadata format %q, want %q", m.Format, FormatName)
+		return fmt.Errorf("metadata format %.40q, want %q", m.Format, FormatName)
 	}
 	if m.Kind != KindTraining && m.Kind != KindInference {
-		return fmt.Errorf("metadata kind %q, want %q or %q", m.Kind, KindTraining, KindInference)
+		return fmt.Errorf("metadata kind %.40q, want %q or %q", m.Kind, KindTraining, KindInference)
 	}
 	if m.EncodingVersion != env.EncodingVersion {
-		return fmt.Errorf("observation encoding version %d, this build uses %d (the network was trained on a different input encoding)",
+		return fmt.Errorf("metadata encoding_version: observation encoding version %d, this build uses %d (the network was trained on a different input encoding)",
 			m.EncodingVersion, env.EncodingVersion)
 	}
 	if m.NumActions != env.NumActions {
-		return fmt.Errorf("num_actions %d, this build has %d", m.NumActions, env.NumActions)
+		return fmt.Errorf("metadata num_actions %d, this build has %d", m.NumActions, env.NumActions)
 	}
 	if m.Step < 0 {
-		return fmt.Errorf("step %d < 0", m.Step)
+		return fmt.Errorf("metadata step %d < 0", m.Step)
+	}
+	if m.Backend != "" && !slices.Contains(knownBackends, m.Backend) {
+		return fmt.Errorf("metadata backend %.40q, want %s (or none)", m.Backend, strings.Join(knownBackends, " or "))
+	}
+	if m.ActionLayout != "" && m.ActionLayout != ActionLayout {
+		return fmt.Errorf("metadata action_layout %.24q… is not this build's action layout (%.24q…)", m.ActionLayout, ActionLayout)
 	}
 	if m.Variant != "" {
 		if _, err := env.ParseVariant(m.Variant); err != nil {
-			return fmt.Errorf("variant %q, want standard or blitz (or none)", m.Variant)
+			return fmt.Errorf("metadata variant %.40q, want standard or blitz (or none)", m.Variant)
 		}
 	}
-	if m.Run != nil && m.Run.Generation < 0 {
-		return fmt.Errorf("run generation %d < 0", m.Run.Generation)
+	if m.Run != nil {
+		if err := printableField("metadata run.id", m.Run.ID, maxRunIDLen); err != nil {
+			return err
+		}
+		if m.Run.Generation < 0 {
+			return fmt.Errorf("metadata run.generation %d < 0", m.Run.Generation)
+		}
 	}
 	if err := m.Net.Validate(); err != nil {
-		return err
+		return fmt.Errorf("metadata net: %w", err)
 	}
 	if m.Optimizer != nil {
 		if m.Kind != KindTraining {
-			return fmt.Errorf("optimizer state in a %s file", m.Kind)
+			return fmt.Errorf("metadata optimizer: optimizer state in a %s file", m.Kind)
 		}
 		if err := m.Optimizer.Validate(); err != nil {
-			return err
+			return fmt.Errorf("metadata optimizer: %w", err)
+		}
+	}
+	return nil
+}
+
+// printableField checks that s is at most max bytes of printable UTF-8 (spaces allowed).
+func printableField(field, s string, max int) error {
+	if len(s) > max {
+		return fmt.Errorf("%s is %d bytes long, at most %d", field, len(s), max)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s %.40q is not valid UTF-8", field, s)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%s %.40q has the unprintable character %U", field, s, r)
 		}
 	}
 	return nil
@@ -333,7 +411,8 @@ func (c *Checkpoint) Clone() *Checkpoint {
 	return d
 }
 
-func checksum(metaJSON, data []byte) string {
+// checksumV1 is the version 1 checksum: the "yinsh" JSON, a zero byte, the data section.
+func checksumV1(metaJSON, data []byte) string {
 	h := sha256.New()
 	h.Write(metaJSON)
 	h.Write([]byte{0})
@@ -341,7 +420,64 @@ func checksum(metaJSON, data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// EncodeCheckpoint validates the checkpoint and returns the file bytes.
+// checksumV2 is the version 2 checksum (see the format comment at the top of this file): SHA-256
+// over a canonical encoding of every __metadata__ entry but "sha256" and every tensor entry, then the
+// data section.
+func checksumV2(meta map[string]string, names []string, entries map[string]stEntry, data []byte) string {
+	h := sha256.New()
+	str := func(s string) {
+		io.WriteString(h, strconv.Itoa(len(s)))
+		io.WriteString(h, ":")
+		io.WriteString(h, s)
+	}
+	io.WriteString(h, "yinsh-zero checkpoint v2\n")
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		if k != metaSum {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		io.WriteString(h, "M")
+		str(k)
+		str(meta[k])
+	}
+	for _, n := range names { // sorted
+		e := entries[n]
+		dims := make([]string, len(e.Shape))
+		for i, d := range e.Shape {
+			dims[i] = strconv.Itoa(d)
+		}
+		io.WriteString(h, "T")
+		str(n)
+		str(e.DType)
+		str(strings.Join(dims, ","))
+		str(strconv.FormatInt(e.DataOffsets[0], 10))
+		str(strconv.FormatInt(e.DataOffsets[1], 10))
+	}
+	io.WriteString(h, "D")
+	io.WriteString(h, strconv.Itoa(len(data)))
+	io.WriteString(h, ":")
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// layoutEntries returns the tensor entries encodeData lays out for these tensors (names sorted).
+func layoutEntries(names []string, tensors map[string]*Tensor) map[string]stEntry {
+	entries := make(map[string]stEntry, len(names))
+	var off int64
+	for _, n := range names {
+		t := tensors[n]
+		end := off + 4*int64(len(t.Data))
+		entries[n] = stEntry{DType: "F32", Shape: t.Shape, DataOffsets: [2]int64{off, end}}
+		off = end
+	}
+	return entries
+}
+
+// EncodeCheckpoint validates the checkpoint and returns the file bytes (format version
+// FormatVersion).
 func EncodeCheckpoint(c *Checkpoint) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("model: checkpoint: %w", err)
@@ -355,10 +491,11 @@ func EncodeCheckpoint(c *Checkpoint) ([]byte, error) {
 		return nil, err
 	}
 	meta := map[string]string{
-		"format": FormatName,
-		"yinsh":  string(metaJSON),
-		"sha256": checksum(metaJSON, data),
+		metaFormat:  FormatName,
+		metaVersion: strconv.Itoa(FormatVersion),
+		metaJSONKey: string(metaJSON),
 	}
+	meta[metaSum] = checksumV2(meta, names, layoutEntries(names, c.Tensors), data)
 	header, err := encodeHeader(names, c.Tensors, meta)
 	if err != nil {
 		return nil, err
@@ -366,54 +503,174 @@ func EncodeCheckpoint(c *Checkpoint) ([]byte, error) {
 	return append(header, data...), nil
 }
 
-// DecodeCheckpoint parses and fully checks checkpoint bytes: safetensors structure, format marker,
-// checksum, metadata (encoding version, architecture ranges) and tensor names and shapes.
+// DecodeCheckpoint parses and fully checks checkpoint bytes: safetensors structure, format marker and
+// version, checksum, metadata (every field: encoding version, architecture ranges, …) and tensor
+// names and shapes. Version 1 files (see the format comment) are read with their checksum, which does
+// not cover the tensor table; version 2 files are checked byte for byte.
 func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
-	tensors, meta, data, err := decodeSafetensors(b)
+	h, data, err := splitSafetensors(b)
 	if err != nil {
 		return nil, err
 	}
-	metaJSON, sum, err := checkpointEntries(meta)
+	e, err := checkpointEntries(h.meta)
 	if err != nil {
 		return nil, err
 	}
-	if got := checksum([]byte(metaJSON), data); got != sum {
-		return nil, fmt.Errorf("checksum mismatch: file says sha256 %.12s…, content hashes to %.12s… (corrupt or modified)", sum, got)
+	var got string
+	switch e.version {
+	case 1:
+		got = checksumV1([]byte(e.metaJSON), data)
+	default:
+		got = checksumV2(h.meta, h.names, h.entries, data)
 	}
-	c := &Checkpoint{Tensors: tensors}
-	if err := json.Unmarshal([]byte(metaJSON), &c.Meta); err != nil {
-		return nil, fmt.Errorf("corrupt checkpoint metadata: %v", err)
+	if got != e.sum {
+		return nil, fmt.Errorf("checksum mismatch: file says sha256 %.12s…, content hashes to %.12s… (corrupt or modified)", e.sum, got)
 	}
+	meta, err := checkHeader(h, b[:8+h.length], e)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkpoint{Meta: meta, Tensors: h.tensors(data)}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// checkpointEntries returns the yinsh metadata JSON and the checksum of a checkpoint's
-// __metadata__, or says why it is not a checkpoint.
-func checkpointEntries(meta map[string]string) (metaJSON, sum string, err error) {
-	if f, ok := meta["format"]; !ok || f != FormatName {
+// ckEntries are the checkpoint entries of a __metadata__.
+type ckEntries struct {
+	version  int
+	metaJSON string
+	sum      string
+}
+
+// checkpointEntries checks a checkpoint's __metadata__ (the format marker and version, no unknown
+// entries, a well-formed checksum) and returns its entries, or says why it is not a checkpoint.
+func checkpointEntries(meta map[string]string) (ckEntries, error) {
+	if f, ok := meta[metaFormat]; !ok || f != FormatName {
 		if !ok {
-			return "", "", errors.New("a safetensors file but not a YINSH Zero checkpoint (no __metadata__ format entry)")
+			return ckEntries{}, errors.New("a safetensors file but not a YINSH Zero checkpoint (no __metadata__ format entry)")
 		}
-		return "", "", fmt.Errorf("a safetensors file but not a YINSH Zero checkpoint (format %q)", f)
+		return ckEntries{}, fmt.Errorf("a safetensors file but not a YINSH Zero checkpoint (format %.40q)", f)
 	}
-	metaJSON, ok := meta["yinsh"]
-	if !ok {
-		return "", "", errors.New("corrupt checkpoint: no yinsh metadata")
+	e := ckEntries{version: 1}
+	if v, ok := meta[metaVersion]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || strconv.Itoa(n) != v {
+			return ckEntries{}, fmt.Errorf("corrupt checkpoint: format version %.40q is not a number", v)
+		}
+		if n < MinFormatVersion || n > FormatVersion {
+			return ckEntries{}, fmt.Errorf("checkpoint format version %d, this build reads %d..%d", n, MinFormatVersion, FormatVersion)
+		}
+		e.version = n
 	}
-	sum, ok = meta["sha256"]
-	if !ok {
-		return "", "", errors.New("corrupt checkpoint: no sha256 checksum")
+	for k := range meta {
+		switch k {
+		case metaFormat, metaVersion, metaJSONKey, metaSum:
+		default:
+			return ckEntries{}, fmt.Errorf("corrupt checkpoint: unknown __metadata__ entry %.40q", k)
+		}
 	}
-	return metaJSON, sum, nil
+	var ok bool
+	if e.metaJSON, ok = meta[metaJSONKey]; !ok {
+		return ckEntries{}, errors.New("corrupt checkpoint: no yinsh metadata")
+	}
+	if e.sum, ok = meta[metaSum]; !ok {
+		return ckEntries{}, errors.New("corrupt checkpoint: no sha256 checksum")
+	}
+	if !isHexSHA256(e.sum) {
+		return ckEntries{}, fmt.Errorf("corrupt checkpoint: sha256 %.70q is not 64 lowercase hex digits", e.sum)
+	}
+	return e, nil
+}
+
+func isHexSHA256(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeMetadata decodes the "yinsh" JSON strictly (no unknown fields, nothing after the object) and
+// validates it.
+func decodeMetadata(metaJSON string) (Metadata, error) {
+	var m Metadata
+	dec := json.NewDecoder(strings.NewReader(metaJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return Metadata{}, fmt.Errorf("corrupt checkpoint metadata: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Metadata{}, errors.New("corrupt checkpoint metadata: data after the JSON object")
+	}
+	if err := m.validate(); err != nil {
+		return Metadata{}, err
+	}
+	return m, nil
+}
+
+// checkHeader makes the checks that need only the header (hdr: its bytes, length prefix included):
+// the metadata, the layout (version 2: the canonical header byte for byte; version 1: the tensors in
+// name order) and the tensor names and shapes against the architecture.
+func checkHeader(h *stHeader, hdr []byte, e ckEntries) (Metadata, error) {
+	m, err := decodeMetadata(e.metaJSON)
+	if err != nil {
+		return Metadata{}, err
+	}
+	if e.version >= 2 {
+		want, err := h.canonicalHeader()
+		if err != nil {
+			return Metadata{}, fmt.Errorf("corrupt header: %v", err)
+		}
+		if !bytes.Equal(hdr, want) {
+			i := 0
+			for i < len(hdr) && i < len(want) && hdr[i] == want[i] {
+				i++
+			}
+			return Metadata{}, fmt.Errorf("corrupt header: not the canonical version %d header (it differs at byte %d; edited?)", e.version, i)
+		}
+	} else if err := h.sortedLayout(); err != nil {
+		return Metadata{}, fmt.Errorf("corrupt header: %v", err)
+	}
+	want := m.ExpectedSpecs()
+	seen := make(map[string]bool, len(want))
+	for _, s := range want {
+		seen[s.Name] = true
+		t, ok := h.entries[s.Name]
+		if !ok {
+			return Metadata{}, fmt.Errorf("missing tensor %s %v (architecture %s)", s.Name, s.Shape, m.Net.describe())
+		}
+		if !sameShape(t.Shape, s.Shape) {
+			return Metadata{}, fmt.Errorf("tensor %s has shape %v, the architecture needs %v", s.Name, t.Shape, s.Shape)
+		}
+	}
+	var extra []string
+	for _, n := range h.names {
+		if !seen[n] {
+			extra = append(extra, errName(n))
+		}
+	}
+	if len(extra) > 0 {
+		if len(extra) > 5 {
+			extra = append(extra[:5], fmt.Sprintf("and %d more", len(extra)-5))
+		}
+		return Metadata{}, fmt.Errorf("unexpected tensors %s (not part of a %s %s file)", strings.Join(extra, ", "), m.Net.describe(), m.Kind)
+	}
+	return m, nil
 }
 
 // HeaderInfo is what ReadMetadata reads from the start of a checkpoint file.
 type HeaderInfo struct {
 	Meta Metadata
-	// SHA256 is the checksum the file records (of the metadata and the tensor data; not verified).
+	// Version is the checkpoint format version (MinFormatVersion..FormatVersion).
+	Version int
+	// SHA256 is the checksum the file records (see the format comment; ReadMetadata does not verify
+	// it, ReadCheckpoint does).
 	SHA256 string
 	// Tensors is the number of tensors the header lists.
 	Tensors int
@@ -421,22 +678,32 @@ type HeaderInfo struct {
 
 // ReadMetadata reads the metadata of a checkpoint or inference file from its header alone, without
 // reading the tensors: cheap enough to check a file before loading it (its variant, architecture,
-// encoding version). The checksum, which covers the tensor data, is not verified (ReadCheckpoint
-// verifies it). Errors name the file, as ReadCheckpoint's do.
+// encoding version). It checks everything the header and the file size can tell: the safetensors
+// structure, the tensors covering the data section exactly (a truncated file or one with trailing
+// bytes is rejected), the format marker and version, every metadata field, the tensor names and
+// shapes against the architecture, and the layout (a version 2 header must be canonical byte for
+// byte, a version 1 file must store its tensors in name order). It does not verify the checksum,
+// which needs the data (ReadCheckpoint verifies it): a metadata or data edit that keeps the header
+// well-formed and canonical is only caught there. Errors name the file, as ReadCheckpoint's do.
 func ReadMetadata(path string) (HeaderInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return HeaderInfo{}, fmt.Errorf("model: %w", err)
 	}
 	defer f.Close()
-	h, err := readHeader(f)
+	st, err := f.Stat()
+	if err != nil {
+		return HeaderInfo{}, fmt.Errorf("model: %w", err)
+	}
+	h, err := readHeader(f, st.Size())
 	if err != nil {
 		return HeaderInfo{}, fmt.Errorf("model: checkpoint %s: %w", path, err)
 	}
 	return h, nil
 }
 
-func readHeader(r io.Reader) (HeaderInfo, error) {
+// readHeader is ReadMetadata on a reader of a file of size bytes, positioned at its start.
+func readHeader(r io.Reader, size int64) (HeaderInfo, error) {
 	var lenb [8]byte
 	if n, err := io.ReadFull(r, lenb[:]); err != nil {
 		return HeaderInfo{}, fmt.Errorf("%w: %d bytes, too short for a header", errNotSafetensors, n)
@@ -445,39 +712,31 @@ func readHeader(r io.Reader) (HeaderInfo, error) {
 	if n < 2 || n > maxHeader {
 		return HeaderInfo{}, fmt.Errorf("%w: it does not start with a header length (the first 8 bytes read %s)", errNotSafetensors, headerLengthText(n))
 	}
-	hdr := make([]byte, n)
-	if got, err := io.ReadFull(r, hdr); err != nil {
-		if got == 0 || hdr[0] != '{' {
-			return HeaderInfo{}, fmt.Errorf("%w: no JSON header after the length", errNotSafetensors)
-		}
-		return HeaderInfo{}, fmt.Errorf("truncated: header length %d, only %d bytes follow", n, got)
+	// Read what is there rather than allocating n up front, so that a bogus length cannot make us
+	// allocate maxHeader.
+	hdr, err := io.ReadAll(io.LimitReader(r, int64(min(n, uint64(max(size-8, 0))))))
+	if err != nil {
+		return HeaderInfo{}, fmt.Errorf("reading the header: %w", err)
 	}
-	if hdr[0] != '{' {
+	if len(hdr) == 0 || hdr[0] != '{' {
 		return HeaderInfo{}, fmt.Errorf("%w: no JSON header after the length", errNotSafetensors)
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(hdr, &raw); err != nil {
-		return HeaderInfo{}, fmt.Errorf("%w: header: %v", errNotSafetensors, err)
+	if uint64(len(hdr)) < n {
+		return HeaderInfo{}, fmt.Errorf("truncated: header length %d, only %d bytes follow", n, len(hdr))
 	}
-	meta := map[string]string{}
-	if m, ok := raw["__metadata__"]; ok {
-		if err := json.Unmarshal(m, &meta); err != nil {
-			return HeaderInfo{}, fmt.Errorf("corrupt header: __metadata__: %v", err)
-		}
-		delete(raw, "__metadata__")
-	}
-	metaJSON, sum, err := checkpointEntries(meta)
+	h, err := parseHeader(hdr, size-8-int64(n))
 	if err != nil {
 		return HeaderInfo{}, err
 	}
-	h := HeaderInfo{SHA256: sum, Tensors: len(raw)}
-	if err := json.Unmarshal([]byte(metaJSON), &h.Meta); err != nil {
-		return HeaderInfo{}, fmt.Errorf("corrupt checkpoint metadata: %v", err)
-	}
-	if err := h.Meta.validate(); err != nil {
+	e, err := checkpointEntries(h.meta)
+	if err != nil {
 		return HeaderInfo{}, err
 	}
-	return h, nil
+	meta, err := checkHeader(h, append(lenb[:], hdr...), e)
+	if err != nil {
+		return HeaderInfo{}, err
+	}
+	return HeaderInfo{Meta: meta, Version: e.version, SHA256: e.sum, Tensors: len(h.names)}, nil
 }
 
 // WriteCheckpoint validates c and writes it to path atomically (see WriteFileAtomic).

@@ -22,7 +22,7 @@ func randomCheckpoint(t testing.TB, withOpt bool) *Checkpoint {
 		o := DefaultAdamW()
 		opt = &o
 	}
-	c := &Checkpoint{Meta: NewMetadata(KindTraining, cfg, 42, opt, "test"), Tensors: map[string]*Tensor{}}
+	c := &Checkpoint{Meta: NewMetadata(KindTraining, cfg, 42, opt, "gonum"), Tensors: map[string]*Tensor{}}
 	rng := rand.New(rand.NewPCG(1, 2))
 	specs := c.Meta.ExpectedSpecs()
 	for _, s := range specs {
@@ -77,9 +77,39 @@ func dataSection(b []byte) []byte {
 	return b[8+n:]
 }
 
-// reencode writes c without validating, with a correct checksum, so that only the intended defect
-// is in the file.
+// reencode writes c without validating, with a correct (version 2) checksum, so that only the
+// intended defect is in the file.
 func reencode(t testing.TB, c *Checkpoint) []byte {
+	t.Helper()
+	return reencodeMeta(t, c, nil)
+}
+
+// reencodeMeta is reencode with extra or changed __metadata__ entries (before the checksum).
+func reencodeMeta(t testing.TB, c *Checkpoint, extra map[string]string) []byte {
+	t.Helper()
+	metaJSON, err := json.Marshal(c.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, data, err := encodeData(c.Tensors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := map[string]string{"format": FormatName, "yinsh_version": "2", "yinsh": string(metaJSON)}
+	for k, v := range extra {
+		meta[k] = v
+	}
+	meta["sha256"] = checksumV2(meta, names, layoutEntries(names, c.Tensors), data)
+	h, err := encodeHeader(names, c.Tensors, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(h, data...)
+}
+
+// encodeV1 writes c as the version 1 writer did (before format versions): no yinsh_version entry,
+// the checksum of the metadata JSON and the data only.
+func encodeV1(t testing.TB, c *Checkpoint) []byte {
 	t.Helper()
 	metaJSON, err := json.Marshal(c.Meta)
 	if err != nil {
@@ -89,7 +119,7 @@ func reencode(t testing.TB, c *Checkpoint) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := encodeSafetensors(c.Tensors, map[string]string{"format": FormatName, "yinsh": string(metaJSON), "sha256": checksum(metaJSON, data)})
+	h, _, err := encodeSafetensors(c.Tensors, map[string]string{"format": FormatName, "yinsh": string(metaJSON), "sha256": checksumV1(metaJSON, data)})
 	if err != nil {
 		t.Fatal(err)
 	}

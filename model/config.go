@@ -49,7 +49,8 @@ const (
 
 // Config is the network architecture. Field ranges are checked by Validate.
 type Config struct {
-	// Name labels the architecture (a preset name or anything); informational only.
+	// Name labels the architecture (a preset name or anything: at most 128 bytes of printable UTF-8);
+	// informational only.
 	Name string `yaml:"name" json:"name"`
 	// InputPlanes is the number of observation planes; must equal env.NumPlanes. Zero in a YAML file
 	// means env.NumPlanes.
@@ -105,8 +106,14 @@ type rangeCheck struct {
 	min, max int
 }
 
+// maxConfigName bounds Config.Name, in bytes.
+const maxConfigName = 128
+
 // Validate checks every field's range; the error names the field (its YAML key).
 func (c Config) Validate() error {
+	if err := printableField("model: config: name", c.Name, maxConfigName); err != nil {
+		return err
+	}
 	if c.InputPlanes != env.NumPlanes {
 		return fmt.Errorf("model: config: input_planes = %d, must be %d (env.NumPlanes, encoding version %d)",
 			c.InputPlanes, env.NumPlanes, env.EncodingVersion)
@@ -125,7 +132,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ParseConfig decodes a YAML architecture, rejecting unknown keys, and validates it. name labels
+// ParseConfig decodes a YAML architecture (one document), rejecting unknown keys, and validates it. name labels
 // errors (a file name or "<stdin>").
 func ParseConfig(r io.Reader, name string) (Config, error) {
 	var c Config
@@ -136,6 +143,12 @@ func ParseConfig(r io.Reader, name string) (Config, error) {
 			return Config{}, fmt.Errorf("model: config %s: empty", name)
 		}
 		return Config{}, fmt.Errorf("model: config %s: %w", name, err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil {
+		return Config{}, fmt.Errorf("model: config %s: more than one YAML document", name)
+	} else if !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("model: config %s: after the first document: %w", name, err)
 	}
 	if c.InputPlanes == 0 {
 		c.InputPlanes = env.NumPlanes
