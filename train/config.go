@@ -3,12 +3,11 @@
 package train
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -143,22 +142,29 @@ func DefaultConfig() Config {
 }
 
 // LoadConfig reads a YAML config file over the defaults and applies key=value overrides (YAML paths
-// such as selfplay.simulations=128 or training.optimizer.schedule.lr=0.01), then validates.
+// such as selfplay.simulations=128 or training.optimizer.schedule.lr=0.01), then validates. A file
+// without any key is an error (it would silently train on the defaults).
 func LoadConfig(path string, overrides []string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, err
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && (doc.Kind == 0 || len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) == 0) {
+		return Config{}, fmt.Errorf("config %s: empty (no keys): it would train on the built-in defaults; start from one of configs/*.yaml", path)
+	}
 	return ParseConfig(data, path, overrides)
 }
 
 // ParseConfig decodes YAML text (name labels errors) over the defaults, applies overrides, validates.
+// Errors name the line and the key's YAML path: an unknown key, a value of the wrong type, a
+// section given a scalar; a value that came from an override is named by the override.
 func ParseConfig(data []byte, name string, overrides []string) (Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
-	if root.Kind == 0 { // empty file
+	if root.Kind == 0 { // empty text
 		root = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
@@ -173,20 +179,82 @@ func ParseConfig(data []byte, name string, overrides []string) (Config, error) {
 			return Config{}, fmt.Errorf("override %q: %w", o, err)
 		}
 	}
-	out, err := yaml.Marshal(&root)
-	if err != nil {
+	cfg := DefaultConfig()
+	if err := checkNode(root.Content[0], reflect.TypeOf(cfg), ""); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
-	cfg := DefaultConfig()
-	dec := yaml.NewDecoder(bytes.NewReader(out))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+	if err := root.Content[0].Decode(&cfg); err != nil { // checkNode has checked every key and type
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
 	return cfg, nil
+}
+
+// checkNode checks a YAML node against the type it decodes into: every mapping key must be a field
+// (by its yaml tag) and every value must decode into the field's type. Errors name the line (or
+// "override" for a value set by one, which has no line) and the dotted path.
+func checkNode(n *yaml.Node, t reflect.Type, path string) error {
+	where := func(n *yaml.Node, p string) string {
+		if n.Line == 0 {
+			return "override " + p
+		}
+		return fmt.Sprintf("line %d: %s", n.Line, p)
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if t.Kind() != reflect.Struct {
+		v := reflect.New(t)
+		if err := n.Decode(v.Interface()); err != nil {
+			msg := err.Error()
+			if i := strings.LastIndex(msg, ": cannot"); i >= 0 {
+				msg = msg[i+2:]
+			}
+			return fmt.Errorf("%s: %s", where(n, path), msg)
+		}
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		if path == "" {
+			return errors.New("want a mapping of keys at the top level")
+		}
+		return fmt.Errorf("%s is a section: want a mapping of keys, got %s", where(n, path), n.ShortTag())
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "" || tag == "-" || !f.IsExported() {
+			continue
+		}
+		fields[tag] = f.Type
+		names = append(names, tag)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := k.Value
+		if path != "" {
+			p = path + "." + k.Value
+		}
+		ft, ok := fields[k.Value]
+		if !ok {
+			return fmt.Errorf("%s: unknown key (%s has %s)", where(k, p), sectionName(path), strings.Join(names, ", "))
+		}
+		if err := checkNode(v, ft, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sectionName(path string) string {
+	if path == "" {
+		return "the top level"
+	}
+	return path
 }
 
 // setPath sets key path to a scalar value in a YAML mapping, creating intermediate mappings.
@@ -220,9 +288,18 @@ func setPath(m *yaml.Node, path []string, val string) error {
 func scalarNode(val string) yaml.Node {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(val), &doc); err == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		return *doc.Content[0]
+		n := *doc.Content[0]
+		unline(&n) // no line in the file: errors name the override
+		return n
 	}
 	return yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val}
+}
+
+func unline(n *yaml.Node) {
+	n.Line, n.Column = 0, 0
+	for _, c := range n.Content {
+		unline(c)
+	}
 }
 
 // Validate range-checks every field; the error names the field by its YAML path.

@@ -88,3 +88,73 @@ func TestShippedConfigsLoad(t *testing.T) {
 		t.Fatal("no training configs in configs/")
 	}
 }
+
+// TestConfigErrorsNameTheField: type errors and unknown keys name the line of the file (comments and
+// blank lines counted) and the key's dotted path; values set by overrides are named as overrides; a
+// file without keys is refused.
+func TestConfigErrorsNameTheField(t *testing.T) {
+	for _, c := range []struct{ yaml, set, want string }{
+		{"# c\n\nvariant: blitz\n\n\nselfplay:\n  # x\n  simulations: abc\n", "", "f.yaml: line 8: selfplay.simulations: cannot unmarshal !!str `abc` into int"},
+		{"selfplay:\n  simulatoins: 4\n", "", "line 2: selfplay.simulatoins: unknown key (selfplay has games,"},
+		{"selfplay: 5\n", "", "line 1: selfplay is a section: want a mapping of keys, got !!int"},
+		{"evaluation:\n  baselines: random\n", "", "line 2: evaluation.baselines: cannot unmarshal !!str `random` into []string"},
+		{"training:\n  optimizer:\n    schedule:\n      lr: [1]\n", "", "line 4: training.optimizer.schedule.lr: cannot unmarshal !!seq into float64"},
+		{"variant: blitz\n", "selfplay.games=many", "override selfplay.games: cannot unmarshal !!str `many` into int"},
+		{"variant: blitz\n", "nosuch.key=1", "override nosuch: unknown key (the top level has variant,"},
+	} {
+		path := filepath.Join(t.TempDir(), "f.yaml")
+		os.WriteFile(path, []byte(c.yaml), 0o644)
+		var sets []string
+		if c.set != "" {
+			sets = []string{c.set}
+		}
+		_, err := LoadConfig(path, sets)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q --set %q: %v\nwant %q", c.yaml, c.set, err, c.want)
+		}
+	}
+	for _, empty := range []string{"", "# only a comment\n", "{}\n"} {
+		path := filepath.Join(t.TempDir(), "empty.yaml")
+		os.WriteFile(path, []byte(empty), 0o644)
+		if _, err := LoadConfig(path, nil); err == nil || !strings.Contains(err.Error(), "empty (no keys)") {
+			t.Errorf("empty config %q: %v", empty, err)
+		}
+	}
+}
+
+// FuzzParseConfig: any YAML text and override neither panics nor yields a config that does not
+// validate; an accepted config written out as YAML parses back to the same config.
+func FuzzParseConfig(f *testing.F) {
+	for _, p := range []string{"../configs/quickstart.yaml", "../configs/small.yaml"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b, "selfplay.simulations=16")
+		}
+	}
+	f.Add([]byte("variant: blitz\nselfplay: {games: 3}\n"), "evaluation.baselines=[random, heuristic]")
+	f.Add([]byte("a: &x 1\nb: *x\n"), "x.y.z=1")
+	f.Add([]byte("training:\n  optimizer:\n    kind: sgd\n"), "training.optimizer.schedule.lr=0.1")
+	f.Fuzz(func(t *testing.T, data []byte, set string) {
+		var sets []string
+		if set != "" {
+			sets = []string{set}
+		}
+		cfg, err := ParseConfig(data, "fuzz", sets)
+		if err != nil {
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("accepted config does not validate: %v", err)
+		}
+		y, err := cfg.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseConfig(y, "round trip", nil)
+		if err != nil {
+			t.Fatalf("written config does not parse: %v\n%s", err, y)
+		}
+		if d, _ := DiffConfigs(cfg, back); len(d) > 0 {
+			t.Fatalf("round trip changed %v", d)
+		}
+	})
+}
