@@ -370,7 +370,7 @@ func TestGTPAliases(t *testing.T) {
 }
 
 // checkpointFile writes a freshly initialised tiny network and returns its path.
-func checkpointFile(t *testing.T) string {
+func checkpointFile(t testing.TB) string {
 	t.Helper()
 	cfg, err := model.Preset("tiny")
 	if err != nil {

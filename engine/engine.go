@@ -92,6 +92,7 @@ type Engine struct {
 
 	player selfplay.Player
 	closer io.Closer // releases what the player's factory holds
+	nets   netCache  // the network of the checkpoint loaded last, shared by players and analysis
 
 	state   env.State
 	history []env.State  // history[i] is the state before moves[i]
@@ -138,7 +139,7 @@ func New(opts Options) (*Engine, error) {
 // configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
 // On error the engine is unchanged.
 func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
-	if !e.anyVar {
+	if !e.anyVar && isCheckpointSpec(spec) && isRegularFile(spec) { // opening a named pipe would block
 		if h, err := model.ReadMetadata(spec); err == nil {
 			if trained, ok := h.Meta.VariantValue(); ok && trained != v {
 				return fmt.Errorf("checkpoint %s was trained for %s, the game is %s (newgame %s, or start the engine with --any-variant)", spec, trained, v, trained)
@@ -146,7 +147,7 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 		}
 	}
 	capSims := selfplay.SimsCap(sims, e.simsSet, e.movetime)
-	factory, closer, err := selfplay.OpenPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime,
+	factory, closer, err := e.openPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime,
 		Gumbel: e.gumbel, LeavesInFlight: e.leaves})
 	if err != nil {
 		return err
@@ -524,6 +525,7 @@ func (e *Engine) Close() error {
 	err := e.closer.Close()
 	e.closer = nil
 	e.dropSearcher()
+	e.nets = netCache{}
 	return err
 }
 

@@ -144,7 +144,7 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 
 	var factory selfplay.PlayerFactory
 	leaves := mcts.DefaultConfig().LeavesInFlight
-	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*leaves)
+	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*leaves, nil)
 	if errors.Is(err, errNotSearching) {
 		var closer io.Closer
 		factory, closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, RolloutMix: opts.RolloutMix, Parallel: opts.Parallel})

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,8 +32,9 @@ type searcher struct {
 // openSearcher returns the searcher of spec, errNotSearching if spec is a player that does not
 // search, or the error that building it gives (a bad rollout:N, a checkpoint that does not load).
 // sims is the budget of checkpoint players; maxBatch bounds the network's batches (the leaves in
-// flight of all the trees searched at once).
-func openSearcher(spec string, sims int, mix float32, maxBatch int) (*searcher, error) {
+// flight of all the trees searched at once). load loads the checkpoint's network (nil:
+// loadCheckpoint); the searcher does not own it.
+func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(path string) (*gonum.Net, error)) (*searcher, error) {
 	switch {
 	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix):
 		return nil, errNotSearching
@@ -48,7 +48,10 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int) (*searcher, 
 	if sims < 1 {
 		return nil, fmt.Errorf("player %s: simulations must be at least 1", spec)
 	}
-	net, err := gonum.Load(spec)
+	if load == nil {
+		load = func(path string) (*gonum.Net, error) { return loadCheckpoint(path, nil) }
+	}
+	net, err := load(spec)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", spec, err)
 	}
@@ -59,8 +62,7 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int) (*searcher, 
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
-	return &searcher{name: name, cfg: cfg, net: b, mix: mix}, nil
+	return &searcher{name: checkpointName(spec), cfg: cfg, net: b, mix: mix}, nil
 }
 
 // leaf returns the leaf evaluator of one tree; seed varies its rollouts.

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
+)
+
+// isCheckpointSpec reports whether spec names a checkpoint file rather than a built-in player
+// (random, heuristic, rollout:N) or an external engine (engine:"CMD"), as selfplay.OpenPlayer
+// tells them apart.
+func isCheckpointSpec(spec string) bool {
+	switch {
+	case spec == "" || spec == "random" || spec == "heuristic",
+		strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
+		return false
+	}
+	return true
+}
+
+// isRegularFile reports whether path names a regular file (following symbolic links).
+func isRegularFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// checkpointName is the name of a checkpoint's players: the file name without its extension (as
+// selfplay names them).
+func checkpointName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+// netCache keeps the network of the checkpoint loaded last, so that what rebuilds the player
+// (set sims, set movetime, set seed, set player with the same file, newgame with another variant)
+// and the analysis searcher reuse it instead of reading and decoding the file again. The network's
+// weights never change (gonum.Net.Predict is safe for concurrent use), so the player's batcher and
+// the searcher's can share it. A file that changed on disk since it was loaded (another size or
+// modification time: a training run writing a new checkpoint over it) is loaded anew.
+type netCache struct {
+	path string
+	size int64
+	mod  time.Time
+	net  *gonum.Net
+}
+
+// load returns the network of the checkpoint at path, from the cache if the file is unchanged.
+func (c *netCache) load(path string) (*gonum.Net, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if c.net != nil && c.path == path && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
+		return c.net, nil
+	}
+	net, err := loadCheckpoint(path, fi)
+	if err != nil {
+		return nil, err
+	}
+	c.path, c.size, c.mod, c.net = path, fi.Size(), fi.ModTime(), net
+	return net, nil
+}
+
+// loadCheckpoint is gonum.Load for regular files only: a directory, a device or a named pipe is
+// refused before it is opened (reading /dev/zero or a FIFO as a checkpoint would never end). fi is
+// path's os.Stat, or nil.
+func loadCheckpoint(path string, fi os.FileInfo) (*gonum.Net, error) {
+	if fi == nil {
+		var err error
+		if fi, err = os.Stat(path); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("model: %s is not a regular file", path)
+	}
+	return gonum.Load(path)
+}
+
+// checkpointError is selfplay.OpenPlayer's error for a spec that does not load as a checkpoint.
+func checkpointError(path string, err error) error {
+	return fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
+}
+
+// netPlayerBatch is the network batch of the engine's checkpoint players: selfplay's for players
+// made without PlayerOptions.Parallel (the engine plays one game).
+const netPlayerBatch = 64
+
+// openPlayer is selfplay.OpenPlayer, except that a checkpoint's network comes from the engine's
+// cache: only the players' search and their batcher, which depend on the simulations and the move
+// time, are built anew. The closer stops that batcher; the network stays cached.
+func (e *Engine) openPlayer(spec string, opts selfplay.PlayerOptions) (selfplay.PlayerFactory, io.Closer, error) {
+	if !isCheckpointSpec(spec) {
+		return selfplay.OpenPlayer(spec, opts)
+	}
+	if opts.Sims < 1 {
+		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", spec)
+	}
+	net, err := e.nets.load(spec)
+	if err != nil {
+		return nil, nil, checkpointError(spec, err)
+	}
+	np, err := selfplay.NewNetPlayers(checkpointName(spec), net.Predict, opts.SearchConfig(), netPlayerBatch, opts.RolloutMix)
+	if err != nil {
+		return nil, nil, err
+	}
+	return np.Factory(), np, nil
+}
