@@ -16,15 +16,9 @@ vet:
 race:
 	$(GO) test -race -short ./mcts/... ./selfplay/... ./cmd/...
 
+# every fuzz target of the module, FUZZTIME each (default 30s); see scripts/fuzz.sh
 fuzz:
-	for f in FuzzParseAction FuzzParsePosition FuzzReadSGF FuzzActionSequence; do \
-		$(GO) test ./env -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
-	for f in FuzzDecodeRecord FuzzReadShard; do \
-		$(GO) test ./datasets -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
-	for f in FuzzReadRecords FuzzReadOpenings; do \
-		$(GO) test ./selfplay -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
-	for f in $$(grep -ho '^func Fuzz[A-Za-z]*' selfplay/protocol/*_test.go | cut -c6-); do \
-		$(GO) test ./selfplay/protocol -run XXX -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+	bash scripts/fuzz.sh
 
 bench:
 	GOMAXPROCS=1 $(GO) run ./cmd/yinsh bench playouts --games 20000 --seed 1

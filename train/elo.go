@@ -53,6 +53,8 @@ func gateSPRT(r selfplay.MatchResult, elo1 float64) stats.Verdict {
 
 // Result is one match's outcome between players A and B, from A's view.
 type Result struct {
+	// Format is ResultsFormat (0: a line written before the field existed, read as 1).
+	Format int    `json:"format,omitempty"`
 	A      string `json:"a"`
 	B      string `json:"b"`
 	Wins   int    `json:"wins"`
@@ -66,9 +68,12 @@ type Result struct {
 	Time       string  `json:"time,omitempty"`
 }
 
+// ResultsFormat is the version of results lines this build writes and reads.
+const ResultsFormat = 1
+
 // ResultOf turns a match into a Result between the named players, stamped with the current time.
 func ResultOf(m selfplay.MatchResult, a, b string) Result {
-	r := Result{A: a, B: b, Wins: m.Wins, Draws: m.Draws, Losses: m.Losses, Time: time.Now().UTC().Format(time.RFC3339)}
+	r := Result{Format: ResultsFormat, A: a, B: b, Wins: m.Wins, Draws: m.Draws, Losses: m.Losses, Time: time.Now().UTC().Format(time.RFC3339)}
 	if p := m.Pairs; p != ([5]int{}) {
 		r.Pairs = &p
 	}

@@ -77,7 +77,13 @@ func ReadResults(dir string) ([]Result, error) {
 				if err == nil {
 					err = fmt.Errorf("missing players or negative counts")
 				}
+				if strings.Contains(err.Error(), "unknown field") {
+					err = fmt.Errorf("%v (not a results line, or written by a newer build)", err)
+				}
 				return nil, fmt.Errorf("%s: line %d: %v", f, i+1, err)
+			}
+			if r.Format > ResultsFormat {
+				return nil, fmt.Errorf("%s: line %d: results format %d, this build reads up to %d (written by a newer build)", f, i+1, r.Format, ResultsFormat)
 			}
 			out = append(out, r)
 		}

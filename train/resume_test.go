@@ -307,3 +307,30 @@ func mustYAML(t *testing.T, c Config) []byte {
 	}
 	return y
 }
+
+// TestResultsFormat: results lines carry a format version; a line from a newer build, or a line
+// that is not a result, is refused naming the file and line.
+func TestResultsFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ResultsFileName)
+	r := Result{Format: ResultsFormat, A: "x", B: "y", Wins: 1}
+	if err := AppendResult(path, r); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "results-old.jsonl"), []byte(`{"a":"x","b":"y","wins":1,"draws":0,"losses":2}`+"\n"), 0o644)
+	if rs, err := ReadResults(dir); err != nil || len(rs) != 2 {
+		t.Fatalf("current and pre-version lines: %v, %v", rs, err)
+	}
+	for name, line := range map[string]string{
+		"results-new.jsonl":     `{"format":2,"a":"x","b":"y","wins":1,"draws":0,"losses":0}`,
+		"results-foreign.jsonl": `{"generation":1,"selfplay":{}}`,
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(line+"\n"), 0o644)
+		_, err := ReadResults(dir)
+		if err == nil || !strings.Contains(err.Error(), name+": line 1") || !strings.Contains(err.Error(), "newer build") {
+			t.Errorf("%s: %v", name, err)
+		}
+		os.Remove(p)
+	}
+}
