@@ -686,6 +686,11 @@ type HeaderInfo struct {
 // which needs the data (ReadCheckpoint verifies it): a metadata or data edit that keeps the header
 // well-formed and canonical is only caught there. Errors name the file, as ReadCheckpoint's do.
 func ReadMetadata(path string) (HeaderInfo, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return HeaderInfo{}, fmt.Errorf("model: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return HeaderInfo{}, fmt.Errorf("model: checkpoint %s: not a regular file (%s)", path, fi.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return HeaderInfo{}, fmt.Errorf("model: %w", err)
@@ -752,6 +757,12 @@ func WriteCheckpoint(path string, c *Checkpoint) error {
 // is wrong: not a safetensors file, truncated, checksum mismatch, wrong encoding version, wrong
 // tensor names or shapes.
 func ReadCheckpoint(path string) (*Checkpoint, error) {
+	// a device or a named pipe would be read forever (or block): refuse before opening
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("model: checkpoint %s: not a regular file (%s)", path, fi.Mode().Type())
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)

@@ -364,3 +364,18 @@ func TestHugeShapes(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReadRefusesSpecialFiles: a device or a directory is refused at once, not read forever.
+func TestReadRefusesSpecialFiles(t *testing.T) {
+	for _, p := range []string{"/dev/zero", t.TempDir()} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if _, err := ReadCheckpoint(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("ReadCheckpoint(%s): %v", p, err)
+		}
+		if _, err := ReadMetadata(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("ReadMetadata(%s): %v", p, err)
+		}
+	}
+}

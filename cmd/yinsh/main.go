@@ -54,7 +54,6 @@ func newRootCmd() *cobra.Command {
 		newRatingsCmd(),
 		newEngineCmd(),
 		newAnalyzeCmd(),
-		newAnalyzeCmd(),
 		newModelCmd(), newExportCmd(),
 		newDatasetsCmd(),
 		newSearchCmd(),
