@@ -31,6 +31,19 @@ type Config struct {
 	SelfPlay   SelfPlayConfig   `yaml:"selfplay"`
 	Training   TrainingConfig   `yaml:"training"`
 	Evaluation EvaluationConfig `yaml:"evaluation"`
+	Pretrain   PretrainConfig   `yaml:"pretrain"`
+}
+
+// PretrainConfig fits a new run's gen-0000 to recorded games before its first generation (the warm
+// start of expert iteration: expert games from yinsh datasets generate, imported boardspace games),
+// as yinsh fit does; without data, gen-0000 is a fresh network. Only a new run reads it.
+type PretrainConfig struct {
+	Data      []string `yaml:"data"`       // directories of game-record shards (relative to the working directory)
+	Epochs    int      `yaml:"epochs"`     // most passes over the training positions
+	Patience  int      `yaml:"patience"`   // stop after this many epochs without a lower held-out loss (0: never)
+	BatchSize int      `yaml:"batch_size"` // positions per optimiser step
+	HoldOut   float64  `yaml:"holdout"`    // share of games kept out to measure the fit (and pick the best epoch)
+	LR        float64  `yaml:"lr"`         // AdamW learning rate of the fit (constant)
 }
 
 // NetConfig picks the architecture: a preset, optionally with fields overridden.
@@ -133,6 +146,7 @@ func DefaultConfig() Config {
 			StepsPerGeneration: 100, BatchSize: 128, WindowPositions: 50000, MinPositions: 1000, MaxReuse: 8,
 			Optimizer: model.DefaultAdamW(),
 		},
+		Pretrain: PretrainConfig{Epochs: 10, Patience: 2, BatchSize: 256, HoldOut: 0.1, LR: 1e-3},
 		Evaluation: EvaluationConfig{
 			Games: 20, Simulations: 64, Parallel: 8, Gate: "none", GateScore: 0.55, SPRTElo1: 30,
 			Baselines: []string{"random"}, BaselineGames: 20, Ladder: []int{1, 2, 4}, LadderGames: 10,
@@ -353,6 +367,9 @@ func (c *Config) Validate() error {
 		{"evaluation.movetime_ms", ev.MoveTimeMS, 0, 3_600_000},
 		{"net.channels", c.Net.Channels, 0, 1024},
 		{"net.blocks", c.Net.Blocks, -1, 128},
+		{"pretrain.epochs", c.Pretrain.Epochs, 1, 100_000},
+		{"pretrain.patience", c.Pretrain.Patience, 0, 100_000},
+		{"pretrain.batch_size", c.Pretrain.BatchSize, 1, 65536},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {
@@ -380,6 +397,8 @@ func (c *Config) Validate() error {
 		{"evaluation.sprt_elo1", ev.SPRTElo1, 1, 2000},
 		{"net.output_init_scale", c.Net.OutputInitScale, 0, 1},
 		{"training.value_q_mix", tr.ValueQMix, 0, 1},
+		{"pretrain.holdout", c.Pretrain.HoldOut, 0, 0.9},
+		{"pretrain.lr", c.Pretrain.LR, 1e-9, 10},
 	}
 	for _, f := range floats {
 		if !ok(f.v, f.lo, f.hi) {

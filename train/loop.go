@@ -54,10 +54,13 @@ type State struct {
 
 // Options configures Train.
 type Options struct {
-	Dir      string
-	Config   Config
-	Backend  Backend
-	Resume   bool
+	Dir     string
+	Config  Config
+	Backend Backend
+	Resume  bool
+	// Init, for a new run, is a checkpoint (e.g. from yinsh fit) that becomes gen-0000 instead of a
+	// freshly initialised network; its architecture must be the config's.
+	Init     string
 	Out      io.Writer // one summary line per generation
 	Progress io.Writer // progress bars or lines (usually stderr)
 	Log      *slog.Logger
@@ -90,14 +93,19 @@ func Train(ctx context.Context, o Options) error {
 		return err
 	}
 	if st.Current == "" {
-		net, err := o.Backend.New(arch, cfg.Seed)
+		net, err := initialNet(ctx, o, arch)
 		if err != nil {
 			return err
 		}
 		if err := net.SetOptimizer(cfg.Training.Optimizer); err != nil {
+			net.Close()
 			return err
 		}
-		err = writeInitial(net, filepath.Join(o.Dir, ckptPath(0)), cfg.Net.OutputInitScale, runOrigin(o, 0))
+		scale := cfg.Net.OutputInitScale
+		if o.Init != "" || len(cfg.Pretrain.Data) > 0 {
+			scale = 1 // a fitted network keeps its output layers
+		}
+		err = writeInitial(net, filepath.Join(o.Dir, ckptPath(0)), scale, runOrigin(o, 0))
 		net.Close()
 		if err != nil {
 			return err

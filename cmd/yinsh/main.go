@@ -54,6 +54,7 @@ func newRootCmd() *cobra.Command {
 		newRatingsCmd(),
 		newEngineCmd(),
 		newAnalyzeCmd(),
+		newFitCmd(),
 		newModelCmd(), newExportCmd(),
 		newDatasetsCmd(),
 		newSearchCmd(),

@@ -61,6 +61,7 @@ type TrainOptions struct {
 	Config    string
 	Run       string
 	Resume    bool
+	Init      string
 	Overrides []string
 }
 
@@ -74,11 +75,18 @@ func newCmdTrain(runF func(*TrainOptions) error) *cobra.Command {
 		Long: `Train an agent from zero: each generation plays self-play games with the best network, trains
 on the replay window, evaluates the new network against the best (and promotes it by the gate) and
 against the baselines, and writes checkpoints, metrics.jsonl and plots into the run directory.
-A killed run continues with --resume (the run directory's config.yaml is used; --set still applies).`,
+A killed run continues with --resume (the run directory's config.yaml is used; --set still applies;
+changes to variant, seed, net.* and selfplay.games are refused, others recorded in
+config-history.jsonl). --init CKPT makes a new run's gen-0000 that checkpoint (its architecture
+must be the config's net), for example a network fitted to expert games by yinsh fit; the config's
+pretrain section does the same fit inside the run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Run == "" {
 				return fmt.Errorf("--run DIR is required")
+			}
+			if opts.Init != "" && opts.Resume {
+				return fmt.Errorf("--init starts a new run from a checkpoint; a resumed run already has its networks")
 			}
 			if opts.Config == "" && !opts.Resume {
 				return fmt.Errorf("--config FILE is required (e.g. configs/quickstart.yaml)")
@@ -94,6 +102,7 @@ A killed run continues with --resume (the run directory's config.yaml is used; -
 	f.StringVar(&opts.Config, "config", "", "YAML config (see configs/)")
 	f.StringVar(&opts.Run, "run", "", "run directory (created; holds checkpoints, games, metrics, plots)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run in --run")
+	f.StringVar(&opts.Init, "init", "", "start a new run from this checkpoint (e.g. from yinsh fit) instead of a fresh network")
 	f.StringArrayVar(&opts.Overrides, "set", nil, "override a config field, e.g. --set selfplay.simulations=128 (repeatable)")
 	return cmd
 }
@@ -124,7 +133,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 		return err
 	}
 	return train.Train(ctx, train.Options{
-		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Out: opts.Out, Progress: opts.Err, Log: logger,
+		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Init: opts.Init, Out: opts.Out, Progress: opts.Err, Log: logger,
 	})
 }
 
