@@ -21,6 +21,11 @@ type Decision struct {
 	HasValue bool
 	// Top lists the most considered actions, best first (may be empty).
 	Top []ActionStat
+	// Policy is the search's distribution over the root's actions, every action with a positive
+	// probability in action-id order: the normalised root visits (PUCT) or the improved policy
+	// (Gumbel), what self-play records as the policy target. Nil for decisions without a search
+	// (players that do not search, forced actions).
+	Policy []PolicyEntry
 	// PV is the principal variation starting with Action (may be empty).
 	PV []env.Action
 }

@@ -69,9 +69,17 @@ func (p *SearchPlayer) Decide(s *env.State) (Decision, error) {
 	return d, nil
 }
 
-// DecisionFromResult turns a search result into a Decision listing the top k children by visits.
+// DecisionFromResult turns a search result into a Decision listing the top k children by visits,
+// with the search's full root distribution as its Policy.
 func DecisionFromResult(res *mcts.Result, k int) Decision {
 	d := Decision{Action: res.Action, WDL: res.WDL, HasValue: true, PV: res.PV}
+	for _, c := range res.Children {
+		if c.Policy > 0 {
+			d.Policy = append(d.Policy, PolicyEntry{Action: c.Action, Prob: c.Policy})
+		}
+	}
+	// children may be in shuffled order (mcts.Config.ShuffleChildren)
+	sort.Slice(d.Policy, func(i, j int) bool { return d.Policy[i].Action < d.Policy[j].Action })
 	cs := append([]mcts.ChildStats(nil), res.Children...)
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].Visits != cs[j].Visits {

@@ -18,7 +18,7 @@ import (
 
 func newDatasetsCmd() *cobra.Command {
 	cmd := groupCmd("datasets", "Game records: import boardspace SGF, export to Parquet, summarise shards, print games")
-	cmd.AddCommand(newCmdDatasetsImportSGF(nil), newCmdDatasetsExport(nil), newCmdDatasetsStats(nil), newCmdDatasetsGames(nil))
+	cmd.AddCommand(newCmdDatasetsImportSGF(nil), newCmdDatasetsExport(nil), newCmdDatasetsStats(nil), newCmdDatasetsGames(nil), newCmdDatasetsGenerate(nil))
 	return cmd
 }
 
