@@ -208,7 +208,8 @@ func TestResumeExact(t *testing.T) {
 	}
 	t.Logf("reference run: %d fault points %v", len(trace), kinds)
 
-	killed := map[string]int{}
+	killed := map[string]int{} // fault point kind → kills
+	kills := 0
 	for sc := 0; sc < scenarios; sc++ {
 		dir := t.TempDir()
 		// first kill anywhere; the resumed process passes fewer points (the completed generations'
@@ -216,12 +217,13 @@ func TestResumeExact(t *testing.T) {
 		k1, k2 := 1+rng.IntN(len(trace)), 1+rng.IntN(len(trace)/2)
 		for _, k := range []int{k1, k2} {
 			if runChild(t, dir, k, "") {
-				killed[fmt.Sprint(k)]++
+				kills++
 			}
 		}
 		runChild(t, dir, 0, "")
 		got := summarise(t, dir)
 		failed := t.Failed()
+		killed[trace[k1-1]]++
 		label := fmt.Sprintf("scenario %d (kills at fault points %d [%s], then %d of the resumed run)", sc, k1, trace[k1-1], k2)
 		if len(got.Leftover) > 0 {
 			t.Errorf("%s: temporary files left: %v", label, got.Leftover)
@@ -245,6 +247,7 @@ func TestResumeExact(t *testing.T) {
 			t.Logf("%s: same game ids, counts, metrics and results", label)
 		}
 	}
+	t.Logf("%d scenarios, %d kills (first kills by point: %v), %d runs compared with the unkilled one", scenarios, kills, killed, scenarios)
 }
 
 // TestResumeConfigChanges: a resumed run refuses changes that would mix incompatible data, naming
