@@ -1,7 +1,7 @@
 # YINSH Zero. `make test` is the test command CI runs (see README.md and .ci/run).
 GO ?= go
 
-.PHONY: build test race vet fuzz bench torch-setup torch-test torch-bench
+.PHONY: build test race vet fuzz bench torch torch-setup torch-test torch-bench
 
 build:
 	$(GO) build -o bin/yinsh ./cmd/yinsh
@@ -23,6 +23,14 @@ fuzz:
 bench:
 	GOMAXPROCS=1 $(GO) run ./cmd/yinsh bench playouts --games 20000 --seed 1
 	$(GO) test ./env -run XXX -bench . -benchmem -cpu 1
+
+# bin/yinsh-torch: the CLI with the libtorch backend (backend: torch in configs, --backend torch in
+# arena, play, engine, analyze, fit, datasets generate). Fetches libtorch on first use (~690 MB,
+# cached in ~/.cache/yinsh), then prints the environment to source for other torch builds.
+torch:
+	@eval "$$(bash scripts/libtorch.sh)" && GOWORK="$$PWD/go.work" $(GO) build -tags torch -o bin/yinsh-torch ./cmd/yinsh && \
+		echo "built bin/yinsh-torch (runs as is: it carries an rpath to libtorch)" && \
+		echo "for other torch builds and tests: . ~/.cache/yinsh/torch.env; export GOWORK=$$PWD/go.work"
 
 torch-setup:
 	bash scripts/libtorch.sh >/dev/null

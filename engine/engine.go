@@ -71,6 +71,8 @@ type Options struct {
 	LeavesInFlight int
 	// Log receives one record per genmove (and per rebuilt player); nil discards.
 	Log *slog.Logger
+	// Load loads checkpoint players' networks: the backend (nil: the pure-Go gonum.Load).
+	Load func(path string) (model.Net, error)
 }
 
 // Engine holds one game and one player and answers protocol commands. It is not safe for concurrent
@@ -124,7 +126,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: move time must be 0 or positive, got %v", opts.MoveTime)
 	}
 	e := &Engine{log: opts.Log, variant: opts.Variant, movetime: opts.MoveTime, simsSet: opts.SimsSet,
-		gumbel: opts.Gumbel, leaves: opts.LeavesInFlight, anyVar: opts.AnyVariant}
+		gumbel: opts.Gumbel, leaves: opts.LeavesInFlight, anyVar: opts.AnyVariant, nets: netCache{loader: opts.Load}}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -161,6 +163,7 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 		e.closer.Close() // the old player's resources: a network's batcher, an engine process
 	}
 	e.dropSearcher()
+	e.nets.flush() // networks no player or searcher uses any more
 	e.spec, e.sims, e.seed, e.variant, e.player, e.closer = spec, sims, seed, v, p, closer
 	e.log.Debug("player", "spec", spec, "name", p.Name(), "sims", sims, "seed", seed, "variant", v.String())
 	return nil
@@ -525,7 +528,7 @@ func (e *Engine) Close() error {
 	err := e.closer.Close()
 	e.closer = nil
 	e.dropSearcher()
-	e.nets = netCache{}
+	e.nets.close()
 	return err
 }
 

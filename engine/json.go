@@ -16,6 +16,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -62,6 +63,8 @@ type JSONOptions struct {
 	// Parallel is the number of requests searched at once (0: DefaultJSONParallel). A checkpoint's
 	// trees share one network batcher, so their leaves are evaluated together.
 	Parallel int
+	// Load loads a checkpoint player's network: the backend (nil: the pure-Go gonum.Load).
+	Load func(path string) (model.Net, error)
 }
 
 // DefaultJSONParallel is the number of requests RunJSON searches at once when JSONOptions.Parallel
@@ -144,10 +147,11 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 
 	var factory selfplay.PlayerFactory
 	leaves := mcts.DefaultConfig().LeavesInFlight
-	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*leaves, nil)
+	load := func(path string) (model.Net, error) { return loadCheckpoint(path, nil, opts.Load) }
+	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*leaves, load, true)
 	if errors.Is(err, errNotSearching) {
 		var closer io.Closer
-		factory, closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, RolloutMix: opts.RolloutMix, Parallel: opts.Parallel})
+		factory, closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, RolloutMix: opts.RolloutMix, Parallel: opts.Parallel, Load: opts.Load})
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
@@ -47,11 +48,33 @@ type netCache struct {
 	path string
 	size int64
 	mod  time.Time
-	net  *gonum.Net
+	net  model.Net
+	// loader loads a checkpoint on the engine's backend (nil: gonum.Load)
+	loader func(path string) (model.Net, error)
+	// evicted are networks replaced in the cache that players may still use: closed by flush,
+	// once the players built on them are closed
+	evicted []model.Net
+}
+
+// flush closes the networks evicted from the cache.
+func (c *netCache) flush() {
+	for _, n := range c.evicted {
+		n.Close()
+	}
+	c.evicted = nil
+}
+
+// close closes every network the cache holds.
+func (c *netCache) close() {
+	c.flush()
+	if c.net != nil {
+		c.net.Close()
+	}
+	*c = netCache{loader: c.loader}
 }
 
 // load returns the network of the checkpoint at path, from the cache if the file is unchanged.
-func (c *netCache) load(path string) (*gonum.Net, error) {
+func (c *netCache) load(path string) (model.Net, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -59,18 +82,21 @@ func (c *netCache) load(path string) (*gonum.Net, error) {
 	if c.net != nil && c.path == path && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
 		return c.net, nil
 	}
-	net, err := loadCheckpoint(path, fi)
+	net, err := loadCheckpoint(path, fi, c.loader)
 	if err != nil {
 		return nil, err
+	}
+	if c.net != nil {
+		c.evicted = append(c.evicted, c.net)
 	}
 	c.path, c.size, c.mod, c.net = path, fi.Size(), fi.ModTime(), net
 	return net, nil
 }
 
-// loadCheckpoint is gonum.Load for regular files only: a directory, a device or a named pipe is
-// refused before it is opened (reading /dev/zero or a FIFO as a checkpoint would never end). fi is
-// path's os.Stat, or nil.
-func loadCheckpoint(path string, fi os.FileInfo) (*gonum.Net, error) {
+// loadCheckpoint is load (nil: gonum.Load) for regular files only: a directory, a device or a named
+// pipe is refused before it is opened (reading /dev/zero or a FIFO as a checkpoint would never end).
+// fi is path's os.Stat, or nil.
+func loadCheckpoint(path string, fi os.FileInfo, load func(string) (model.Net, error)) (model.Net, error) {
 	if fi == nil {
 		var err error
 		if fi, err = os.Stat(path); err != nil {
@@ -79,6 +105,9 @@ func loadCheckpoint(path string, fi os.FileInfo) (*gonum.Net, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("model: %s is not a regular file", path)
+	}
+	if load != nil {
+		return load(path)
 	}
 	return gonum.Load(path)
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/mcts"
-	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -27,14 +27,16 @@ type searcher struct {
 	cfg  mcts.Config   // the players' search; Simulations is the spec's budget (rollout:N's N, or sims)
 	net  *mcts.Batcher // the network's evaluator, nil for rollout players
 	mix  float32       // checkpoint players' leaf value mix λ with one random rollout
+	// owned is the network when the searcher owns it (closed with it), nil when it is borrowed
+	owned model.Net
 }
 
 // openSearcher returns the searcher of spec, errNotSearching if spec is a player that does not
 // search, or the error that building it gives (a bad rollout:N, a checkpoint that does not load).
 // sims is the budget of checkpoint players; maxBatch bounds the network's batches (the leaves in
-// flight of all the trees searched at once). load loads the checkpoint's network (nil:
-// loadCheckpoint); the searcher does not own it.
-func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(path string) (*gonum.Net, error)) (*searcher, error) {
+// flight of all the trees searched at once). load loads the checkpoint's network; with own the
+// searcher closes it on Close, else it is borrowed (the engine's cache keeps it).
+func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(path string) (model.Net, error), own bool) (*searcher, error) {
 	switch {
 	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix):
 		return nil, errNotSearching
@@ -48,21 +50,25 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(pa
 	if sims < 1 {
 		return nil, fmt.Errorf("player %s: simulations must be at least 1", spec)
 	}
-	if load == nil {
-		load = func(path string) (*gonum.Net, error) { return loadCheckpoint(path, nil) }
-	}
 	net, err := load(spec)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	var owned model.Net
+	if own {
+		owned = net
 	}
 	cfg := selfplay.SearchConfig(sims, false) // as checkpoint players: PUCT, greedy, no noise
 	ev := &mcts.NetEvaluator{Net: net.Predict, PolicyLogits: true, WDLLogits: true}
 	// eager, as selfplay's network players: one tree alone never waits for leaves that will not come
 	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(maxBatch, cfg.LeavesInFlight), Eager: true})
 	if err != nil {
+		if owned != nil {
+			owned.Close()
+		}
 		return nil, err
 	}
-	return &searcher{name: checkpointName(spec), cfg: cfg, net: b, mix: mix}, nil
+	return &searcher{name: checkpointName(spec), cfg: cfg, net: b, mix: mix, owned: owned}, nil
 }
 
 // leaf returns the leaf evaluator of one tree; seed varies its rollouts.
@@ -90,7 +96,13 @@ func (s *searcher) Close() error {
 	if s == nil || s.net == nil {
 		return nil
 	}
-	return s.net.Close()
+	err := s.net.Close()
+	if s.owned != nil {
+		if cerr := s.owned.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // budget bounds an incremental search: Sims new simulations, MoveTime of search, both (the first

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 )
 
@@ -81,7 +82,11 @@ func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, io.Close
 	if opts.Sims < 1 {
 		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", path)
 	}
-	net, err := gonum.Load(path)
+	load := opts.Load
+	if load == nil {
+		load = func(path string) (model.Net, error) { return gonum.Load(path) }
+	}
+	net, err := load(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
 	}
@@ -89,8 +94,23 @@ func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, io.Close
 	cfg := opts.SearchConfig()
 	np, err := NewNetPlayers(name, net.Predict, cfg, opts.maxBatch(cfg), opts.RolloutMix)
 	if err != nil {
+		net.Close()
 		return nil, nil, err
 	}
-	// the batcher serves every player of the factory until Close
-	return np.Factory(), np, nil
+	// the batcher serves every player of the factory until Close, then the network goes
+	return np.Factory(), netCloser{np, net}, nil
+}
+
+// netCloser closes a factory's batcher, then its network.
+type netCloser struct {
+	np  *NetPlayers
+	net model.Net
+}
+
+func (c netCloser) Close() error {
+	err := c.np.Close()
+	if cerr := c.net.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
@@ -34,6 +35,9 @@ type PlayerOptions struct {
 	// rollout:N) by time as well (mcts.Config.MoveTime): they search until the time is up, their
 	// simulations (Sims, or rollout:N's N) being a cap. Give a large cap for a purely timed search.
 	MoveTime time.Duration
+	// Load loads checkpoint players' networks: the backend they run on (nil: the pure-Go backend,
+	// gonum.Load). The network is closed with the factory's closer.
+	Load func(path string) (model.Net, error)
 	// EngineTimeout bounds an external engine's decision (engine:"CMD" players); past it the engine
 	// is killed and loses the game. 0: DefaultEngineTimeout, or 2·MoveTime + 2 s with a move time.
 	EngineTimeout time.Duration

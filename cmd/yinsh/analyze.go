@@ -14,6 +14,7 @@ import (
 
 // AnalyzeOptions configures `yinsh analyze --json`.
 type AnalyzeOptions struct {
+	BackendFlags
 	In       io.Reader
 	Out      io.Writer
 	Player   string
@@ -68,6 +69,7 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 			return analyzeRun(cmd.Context(), opts)
 		},
 	}
+	opts.BackendFlags.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON requests on stdin, one JSON answer a line on stdout (required)")
 	cmd.Flags().StringVar(&opts.Player, "player", "rollout:200", "player: rollout:N or a checkpoint file (searched, with statistics), or random, heuristic, engine:\"CMD\"")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations of checkpoint players for requests without sims or movetime (rollout:N uses N)")
@@ -83,8 +85,12 @@ func analyzeRun(ctx context.Context, opts *AnalyzeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	load, err := opts.loader()
+	if err != nil {
+		return err
+	}
 	return engine.RunJSON(ctx, opts.In, opts.Out, engine.JSONOptions{
 		Player: opts.Player, Sims: opts.Sims, RolloutMix: float32(opts.Mix), Variant: opts.Variant,
-		Seed: opts.Seed, Parallel: opts.Parallel,
+		Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
 	})
 }

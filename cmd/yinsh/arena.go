@@ -19,6 +19,7 @@ import (
 
 // ArenaOptions configures `yinsh arena`.
 type ArenaOptions struct {
+	BackendFlags
 	Out, Err     io.Writer
 	A, B         string
 	Games        int
@@ -110,6 +111,7 @@ side's mean and maximum time per move.`,
 		},
 	}
 	f := cmd.Flags()
+	opts.BackendFlags.add(f)
 	// -a and -b as well: cobra completes a one-letter flag's value through its shorthand only
 	f.StringVarP(&opts.A, "a", "a", "", `player A: checkpoint file, random, heuristic, rollout:N or engine:"CMD ARGS"`)
 	f.StringVarP(&opts.B, "b", "b", "", "player B")
@@ -175,6 +177,10 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
 	popts := selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
 		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime, EngineTimeout: opts.EngineTimeout}
+	var err error
+	if popts.Load, err = opts.loader(); err != nil {
+		return err
+	}
 	var openings []selfplay.Opening
 	if opts.Openings != "" {
 		var err error

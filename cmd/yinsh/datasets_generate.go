@@ -25,6 +25,7 @@ import (
 
 // DatasetsGenerateOptions configures `yinsh datasets generate`.
 type DatasetsGenerateOptions struct {
+	BackendFlags
 	Out, Err      io.Writer
 	Player, Vs    string
 	Games         int
@@ -129,6 +130,7 @@ search budget; a run that differs in any of them is refused. Nothing is ever ove
 		},
 	}
 	f := cmd.Flags()
+	opts.BackendFlags.add(f)
 	f.StringVar(&opts.Player, "player", "", `player A: rollout:N, a checkpoint file, random, heuristic or engine:"CMD ARGS"`)
 	f.StringVar(&opts.Vs, "vs", "", "player B (default: the same as --player)")
 	f.IntVar(&opts.Games, "games", 0, "number of games the directory should hold (pairs of two; a rerun plays the missing ones)")
@@ -231,6 +233,10 @@ func datasetsGenerateRun(ctx context.Context, opts *DatasetsGenerateOptions) err
 	man := manifestOf(opts)
 	popts := selfplay.PlayerOptions{Sims: selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime), Variant: opts.Variant,
 		Parallel: opts.Parallel, MoveTime: opts.MoveTime}
+	var err error
+	if popts.Load, err = opts.loader(); err != nil {
+		return err
+	}
 	fa, ca, err := selfplay.OpenPlayer(opts.Player, popts)
 	if err != nil {
 		return fmt.Errorf("--player: %w", err)

@@ -14,6 +14,7 @@ import (
 
 // EngineOptions configures `yinsh engine`.
 type EngineOptions struct {
+	BackendFlags
 	In      io.Reader
 	Out     io.Writer // the protocol
 	Log     *slog.Logger
@@ -81,6 +82,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			return engineRun(opts)
 		},
 	}
+	opts.BackendFlags.add(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Player, "player", engine.DefaultPlayer,
 		"player: random, heuristic, rollout:N or a checkpoint file (default heuristic until network players exist)")
 	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
@@ -96,7 +98,11 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 }
 
 func engineRun(opts *EngineOptions) error {
-	e, err := engine.New(engine.Options{
+	load, err := opts.loader()
+	if err != nil {
+		return err
+	}
+	e, err := engine.New(engine.Options{Load: load,
 		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
 		Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves, AnyVariant: opts.AnyVariant,
 		MoveTime: opts.MoveTime, SimsSet: opts.SimsSet,

@@ -18,6 +18,7 @@ import (
 
 // PlayOptions configures `yinsh play`.
 type PlayOptions struct {
+	BackendFlags
 	In      io.Reader
 	Out     io.Writer
 	Player  string // the agent: a checkpoint, random, heuristic or rollout:N
@@ -109,6 +110,7 @@ An existing FILE is kept unless --force.`,
 		},
 	}
 	f := cmd.Flags()
+	opts.BackendFlags.add(f)
 	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint")
 	f.StringVar(&opts.Player, "player", "", "or another agent: random, heuristic, rollout:N")
 	f.IntVar(&opts.Sims, "sims", 200, "search simulations per agent action (with --movetime: a cap, none unless given)")
@@ -167,8 +169,12 @@ func playRun(opts *PlayOptions) error {
 	if leaves == 0 {
 		leaves = mcts.DefaultConfig().LeavesInFlight
 	}
+	load, err := opts.loader()
+	if err != nil {
+		return err
+	}
 	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix),
-		MoveTime: opts.MoveTime, Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1})
+		MoveTime: opts.MoveTime, Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1, Load: load})
 	if err != nil {
 		return err
 	}

@@ -407,3 +407,31 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// BackendFlags are the --backend and --threads flags of the commands that play checkpoint players
+// (arena, play, engine, analyze, datasets generate).
+type BackendFlags struct {
+	Backend string
+	Threads int
+}
+
+func (b *BackendFlags) add(f interface {
+	StringVar(*string, string, string, string)
+	IntVar(*int, string, int, string)
+}) {
+	f.StringVar(&b.Backend, "backend", gonum.BackendName, "network backend of checkpoint players: gonum (pure Go) or torch (build tag torch)")
+	f.IntVar(&b.Threads, "threads", 0, "threads of the network backend (0: all cores)")
+}
+
+// loader returns what loads checkpoint players' networks on the chosen backend: nil for gonum (the
+// players' default), the backend's Load otherwise, or an error for a backend this build lacks.
+func (b BackendFlags) loader() (func(string) (model.Net, error), error) {
+	if b.Backend == "" || b.Backend == gonum.BackendName {
+		return nil, nil
+	}
+	be, err := backendFor(b.Backend, "cpu", b.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("--backend: %w", err)
+	}
+	return be.Load, nil
+}
