@@ -33,9 +33,9 @@ if [ $# -eq 0 ]; then
 		|| { echo "fit --backend torch failed"; exit 1; }
 	"$bin" arena --backend torch --a "$ck" --b random --games 2 --sims 8 --variant blitz --results "" >/dev/null 2>&1 \
 		|| { echo "arena --backend torch failed"; exit 1; }
-	printf 'newgame blitz\ngenmove\nquit\n' | "$bin" engine --backend torch --player "$ck" --sims 8 --variant blitz | grep -q '^= ' \
+	printf 'newgame blitz\ngenmove\nquit\n' | "$bin" engine --backend torch --player "$ck" --sims 8 --variant blitz | grep '^= ' >/dev/null \
 		|| { echo "engine --backend torch failed"; exit 1; }
-	echo '{"id":1,"moves":[],"sims":8}' | "$bin" analyze --json --backend torch --player "$ck" --variant blitz | grep -q '"best"' \
+	echo '{"id":1,"moves":[],"sims":8}' | "$bin" analyze --json --backend torch --player "$ck" --variant blitz | grep '"best"' >/dev/null \
 		|| { echo "analyze --backend torch failed"; exit 1; }
 	printf 'quit\n' | "$bin" play --backend torch --checkpoint "$ck" --sims 8 --variant blitz --as black >/dev/null 2>&1 \
 		|| { echo "play --backend torch failed"; exit 1; }
