@@ -44,6 +44,19 @@ type PretrainConfig struct {
 	BatchSize int      `yaml:"batch_size"` // positions per optimiser step
 	HoldOut   float64  `yaml:"holdout"`    // share of games kept out to measure the fit (and pick the best epoch)
 	LR        float64  `yaml:"lr"`         // AdamW learning rate of the fit (constant)
+	// Expert, with Games > 0, first plays expert games into RUN/expert (yinsh datasets generate's
+	// games: the search's visit distribution as policy target), which the fit then uses with Data.
+	Expert ExpertConfig `yaml:"expert"`
+}
+
+// ExpertConfig is the expert-game generation of a pretrain.
+type ExpertConfig struct {
+	Player       string `yaml:"player"`        // the expert: rollout:N, a checkpoint, ...
+	Vs           string `yaml:"vs"`            // its opponent ("": the same player)
+	Games        int    `yaml:"games"`         // games to play (0: none)
+	Sims         int    `yaml:"sims"`          // checkpoint players' simulations (rollout:N uses N)
+	OpeningPlies int    `yaml:"opening_plies"` // random ring placements opening each pair of games
+	Parallel     int    `yaml:"parallel"`      // games at once (0: one per core)
 }
 
 // NetConfig picks the architecture: a preset, optionally with fields overridden.
@@ -146,7 +159,8 @@ func DefaultConfig() Config {
 			StepsPerGeneration: 100, BatchSize: 128, WindowPositions: 50000, MinPositions: 1000, MaxReuse: 8,
 			Optimizer: model.DefaultAdamW(),
 		},
-		Pretrain: PretrainConfig{Epochs: 10, Patience: 2, BatchSize: 256, HoldOut: 0.1, LR: 1e-3},
+		Pretrain: PretrainConfig{Epochs: 10, Patience: 2, BatchSize: 256, HoldOut: 0.1, LR: 1e-3,
+			Expert: ExpertConfig{Player: "rollout:200", Sims: 200, OpeningPlies: 4}},
 		Evaluation: EvaluationConfig{
 			Games: 20, Simulations: 64, Parallel: 8, Gate: "none", GateScore: 0.55, SPRTElo1: 30,
 			Baselines: []string{"random"}, BaselineGames: 20, Ladder: []int{1, 2, 4}, LadderGames: 10,
@@ -370,6 +384,10 @@ func (c *Config) Validate() error {
 		{"pretrain.epochs", c.Pretrain.Epochs, 1, 100_000},
 		{"pretrain.patience", c.Pretrain.Patience, 0, 100_000},
 		{"pretrain.batch_size", c.Pretrain.BatchSize, 1, 65536},
+		{"pretrain.expert.games", c.Pretrain.Expert.Games, 0, 10_000_000},
+		{"pretrain.expert.sims", c.Pretrain.Expert.Sims, 1, 1_000_000},
+		{"pretrain.expert.opening_plies", c.Pretrain.Expert.OpeningPlies, 0, 10},
+		{"pretrain.expert.parallel", c.Pretrain.Expert.Parallel, 0, 4096},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {

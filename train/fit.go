@@ -10,12 +10,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/internal/progress"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // Supervised fitting: a network trained on recorded games (expert games of `yinsh datasets
@@ -343,13 +345,21 @@ func initialNet(ctx context.Context, o Options, arch model.Config) (model.Net, e
 		}
 		return o.Backend.Load(o.Init)
 	}
+	p := &cfg.Pretrain
+	data := p.Data
+	if p.Expert.Games > 0 {
+		dir, err := playExpertGames(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		data = append([]string{dir}, data...)
+	}
 	net, err := o.Backend.New(arch, cfg.Seed)
-	if err != nil || len(cfg.Pretrain.Data) == 0 {
+	if err != nil || len(data) == 0 {
 		return net, err
 	}
-	p := &cfg.Pretrain
 	var recs []*datasets.Record
-	for _, d := range p.Data {
+	for _, d := range data {
 		rs, err := datasets.ReadDir(d)
 		if err == nil && len(rs) == 0 {
 			err = errors.New("no game-record shards there")
@@ -368,7 +378,7 @@ func initialNet(ctx context.Context, o Options, arch model.Config) (model.Net, e
 	}
 	best := filepath.Join(o.Dir, "pretrain.ckpt")
 	os.Remove(filepath.Join(o.Dir, PretrainFile)) // a pretrain killed before gen-0000 existed starts over
-	fmt.Fprintf(o.Out, "pretrain: fitting gen-0000 to %d games of %v\n", len(recs), p.Data)
+	fmt.Fprintf(o.Out, "pretrain: fitting gen-0000 to %d games of %v\n", len(recs), data)
 	res, err := Fit(ctx, FitOptions{
 		Records: recs, Variant: cfg.VariantValue(), Net: net, Epochs: p.Epochs, Patience: p.Patience,
 		BatchSize: p.BatchSize, HoldOut: p.HoldOut, ValueQMix: cfg.Training.ValueQMix, Seed: cfg.Seed,
@@ -388,6 +398,70 @@ func initialNet(ctx context.Context, o Options, arch model.Config) (model.Net, e
 
 func archText(c model.Config) string {
 	return fmt.Sprintf("%d blocks × %d channels, policy %d, value %d×%d", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
+}
+
+// ExpertDir is the run directory's folder of pretrain expert games.
+const ExpertDir = "expert"
+
+// playExpertGames plays pretrain.expert's games into RUN/expert (those not recorded yet: a run
+// killed while generating continues where it stopped) and returns the directory.
+func playExpertGames(ctx context.Context, o Options) (string, error) {
+	cfg := &o.Config
+	e := &cfg.Pretrain.Expert
+	dir := filepath.Join(o.Dir, ExpertDir)
+	popts := selfplay.PlayerOptions{Sims: e.Sims, Variant: cfg.VariantValue(), Load: o.Backend.Load}
+	fa, ca, err := selfplay.OpenPlayer(e.Player, popts)
+	if err != nil {
+		return "", fmt.Errorf("pretrain.expert.player: %w", err)
+	}
+	defer ca.Close()
+	fb, vs := fa, e.Vs
+	if vs == "" {
+		vs = e.Player
+	}
+	if vs != e.Player {
+		var cb io.Closer
+		if fb, cb, err = selfplay.OpenPlayer(vs, popts); err != nil {
+			return "", fmt.Errorf("pretrain.expert.vs: %w", err)
+		}
+		defer cb.Close()
+	}
+	w, err := datasets.NewWriter(dir, datasets.WriterOptions{Recover: true, GamesPerShard: max(e.Games/8, 100), Logger: o.Log})
+	if err != nil {
+		return "", err
+	}
+	recorded := map[uint64]bool{}
+	if err := datasets.ScanDir(dir, func(_ string, _ int, r *datasets.Record) error { recorded[r.ID] = true; return nil }); err != nil {
+		w.Close()
+		return "", err
+	}
+	parallel := e.Parallel
+	if parallel == 0 {
+		parallel = runtime.NumCPU()
+	}
+	var bar *progress.Bar
+	if o.Progress != nil {
+		bar = progress.New(o.Progress, e.Games, "expert games", 15*time.Second)
+		bar.Add(min(len(recorded), e.Games), "")
+	}
+	st, err := selfplay.PlayExpert(ctx, fa, fb, selfplay.ExpertOptions{
+		Games: e.Games, Parallel: parallel, Seed: cfg.Seed, Variant: cfg.VariantValue(), OpeningPlies: e.OpeningPlies,
+		Generator: "expert:" + e.Player + "-vs-" + vs, Recorded: func(id uint64) bool { return recorded[id] },
+		OnGame: func(g selfplay.ExpertGame) error {
+			bar.Add(1, "")
+			return w.Append(g.Record)
+		},
+	})
+	bar.Finish()
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("pretrain.expert: %w", err)
+	}
+	fmt.Fprintf(o.Out, "pretrain: %d expert games played (%d already recorded), %.0f games/hour, %.1f targets a game\n",
+		st.Games, st.Skipped, st.GamesPerHour(), float64(st.Targets)/float64(max(st.Games, 1)))
+	return dir, nil
 }
 
 // sameArch reports whether two architectures have the same tensors (names aside).

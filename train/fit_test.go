@@ -215,3 +215,37 @@ func TestTrainInitAndPretrain(t *testing.T) {
 		t.Fatalf("gen-0000 is not the fitted network: %v", err)
 	}
 }
+
+// TestPretrainExpertGames: pretrain.expert plays its games into RUN/expert, the fit uses them, and a
+// rerun after a kill plays only the missing ones.
+func TestPretrainExpertGames(t *testing.T) {
+	cfg := resumeTestConfig(t, 1)
+	cfg.Pretrain = PretrainConfig{Epochs: 1, BatchSize: 16, HoldOut: 0, LR: 1e-3,
+		Expert: ExpertConfig{Player: "rollout:4", Games: 6, Sims: 1, OpeningPlies: 2, Parallel: 2}}
+	dir := t.TempDir()
+	var out strings.Builder
+	if err := Train(context.Background(), Options{Dir: dir, Config: cfg, Backend: gonumBackend, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := datasets.ReadDir(filepath.Join(dir, ExpertDir))
+	if err != nil || len(recs) != 6 {
+		t.Fatalf("%d expert games, %v", len(recs), err)
+	}
+	if !strings.Contains(out.String(), "pretrain: 6 expert games played (0 already recorded)") || !strings.Contains(out.String(), "fitting gen-0000 to 6 games") {
+		t.Fatalf("output %q", out.String())
+	}
+	if recs[0].Generator != "expert:rollout:4-vs-rollout:4" || recs[0].TrainingTargets() == 0 {
+		t.Fatalf("record %q with %d targets", recs[0].Generator, recs[0].TrainingTargets())
+	}
+	// a run killed before gen-0000 existed starts again and plays no game twice
+	os.Remove(filepath.Join(dir, StateFile))
+	os.RemoveAll(filepath.Join(dir, ckptDir))
+	out.Reset()
+	cfg.Pretrain.Expert.Games = 8
+	if err := Train(context.Background(), Options{Dir: dir, Config: cfg, Backend: gonumBackend, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "pretrain: 2 expert games played (6 already recorded)") {
+		t.Fatalf("rerun output %q", out.String())
+	}
+}

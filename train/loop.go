@@ -102,7 +102,7 @@ func Train(ctx context.Context, o Options) error {
 			return err
 		}
 		scale := cfg.Net.OutputInitScale
-		if o.Init != "" || len(cfg.Pretrain.Data) > 0 {
+		if o.Init != "" || len(cfg.Pretrain.Data) > 0 || cfg.Pretrain.Expert.Games > 0 {
 			scale = 1 // a fitted network keeps its output layers
 		}
 		err = writeInitial(net, filepath.Join(o.Dir, ckptPath(0)), scale, runOrigin(o, 0))
