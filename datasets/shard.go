@@ -597,7 +597,7 @@ func (w *Writer) Append(r *Record) error {
 	}
 	if _, err := w.f.Write(frame); err != nil {
 		// The temp file may now end inside a frame: stop here, leave it for recovery.
-		w.err = fmt.Errorf("datasets: write %s: %w", w.tmp, err)
+		w.err = fmt.Errorf("datasets: %w", err) // an *os.PathError: it names the file
 		w.f.Close()
 		w.f = nil
 		return w.err
