@@ -283,30 +283,47 @@ func (r *MatchResult) add(g GameRecord) {
 	}
 }
 
-// playMatchGame plays game i of a match. Players that hold resources (an external engine's process)
-// are closed after the game, or as soon as the game cannot be played.
-func playMatchGame(ctx context.Context, a, b PlayerFactory, opts *MatchOptions, i int) (g GameRecord, err error) {
+// makePair makes one player of each factory for a game. done closes those that hold resources (an
+// external engine's process) and returns the first error; if the second cannot be made, the first
+// is closed at once.
+func makePair(a, b PlayerFactory, seedA, seedB uint64) (pa, pb Player, done func() error, err error) {
 	var made []Player
-	defer func() {
+	done = func() error {
+		var err error
 		for _, p := range made {
 			if c, ok := p.(interface{ Close() error }); ok {
-				if cerr := c.Close(); err == nil && cerr != nil {
+				if cerr := c.Close(); err == nil {
 					err = cerr
 				}
 			}
 		}
-	}()
-	seed := opts.Seed*1_000_003 + uint64(i)*2
-	pa, err := a(seed)
-	if err != nil {
-		return GameRecord{}, err
+		return err
+	}
+	if pa, err = a(seedA); err != nil {
+		return nil, nil, nil, err
 	}
 	made = append(made, pa)
-	pb, err := b(seed + 1)
+	if pb, err = b(seedB); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	made = append(made, pb)
+	return pa, pb, done, nil
+}
+
+// playMatchGame plays game i of a match. Players that hold resources (an external engine's process)
+// are closed after the game, or as soon as the game cannot be played.
+func playMatchGame(ctx context.Context, a, b PlayerFactory, opts *MatchOptions, i int) (g GameRecord, err error) {
+	seed := opts.Seed*1_000_003 + uint64(i)*2
+	pa, pb, done, err := makePair(a, b, seed, seed+1)
 	if err != nil {
 		return GameRecord{}, err
 	}
-	made = append(made, pb)
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
 	white, black := pa, pb
 	if i%2 == 1 {
 		white, black = pb, pa

@@ -198,26 +198,15 @@ func (p decisionLog) Observe(a env.Action) {
 // playExpertGame plays game i of an expert run and turns it into a record.
 func playExpertGame(ctx context.Context, a, b PlayerFactory, opts *ExpertOptions, i int) (g ExpertGame, err error) {
 	id := ExpertGameID(opts.Seed, i)
-	var made []Player
+	pa, pb, done, err := makePair(a, b, GameSeed(id, 1), GameSeed(id, 2))
+	if err != nil {
+		return g, err
+	}
 	defer func() {
-		for _, p := range made {
-			if c, ok := p.(interface{ Close() error }); ok {
-				if cerr := c.Close(); err == nil && cerr != nil {
-					err = cerr
-				}
-			}
+		if cerr := done(); err == nil {
+			err = cerr
 		}
 	}()
-	pa, err := a(GameSeed(id, 1))
-	if err != nil {
-		return g, err
-	}
-	made = append(made, pa)
-	pb, err := b(GameSeed(id, 2))
-	if err != nil {
-		return g, err
-	}
-	made = append(made, pb)
 	var log []Decision
 	white, black := Player(decisionLog{pa, &log}), Player(decisionLog{pb, &log})
 	aWhite := i%2 == 0
