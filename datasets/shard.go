@@ -414,6 +414,17 @@ func ReadDir(dir string) ([]*Record, error) {
 	return out, err
 }
 
+// RecordedIDs returns the IDs of the games in dir's finished shards: what a resumable writer of
+// numbered, seeded games (self-play, expert games) checks before playing a game again.
+func RecordedIDs(dir string) (map[uint64]bool, error) {
+	ids := map[uint64]bool{}
+	err := ScanDir(dir, func(_ string, _ int, r *Record) error {
+		ids[r.ID] = true
+		return nil
+	})
+	return ids, err
+}
+
 // WriterOptions configures a Writer.
 type WriterOptions struct {
 	// GamesPerShard is the number of games after which the shard is finalised and a new one begun

@@ -324,6 +324,23 @@ func argmax(x []float32) int {
 	return best
 }
 
+// ReadGames reads the games of every shard directory in dirs, for a fit; a directory without
+// shards is an error, which names it after label (the flag or config key that gave it).
+func ReadGames(label string, dirs []string) ([]*datasets.Record, error) {
+	var recs []*datasets.Record
+	for _, d := range dirs {
+		rs, err := datasets.ReadDir(d)
+		if err == nil && len(rs) == 0 {
+			err = errors.New("no game-record shards there")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", label, d, err)
+		}
+		recs = append(recs, rs...)
+	}
+	return recs, nil
+}
+
 // PretrainFile is the run directory's record of the pretrain fit, one JSON line per epoch (FitEpoch);
 // pretrain.ckpt next to it is the best epoch's network, which gen-0000 copies.
 const PretrainFile = "pretrain.jsonl"
@@ -358,17 +375,10 @@ func initialNet(ctx context.Context, o Options, arch model.Config) (model.Net, e
 	if err != nil || len(data) == 0 {
 		return net, err
 	}
-	var recs []*datasets.Record
-	for _, d := range data {
-		rs, err := datasets.ReadDir(d)
-		if err == nil && len(rs) == 0 {
-			err = errors.New("no game-record shards there")
-		}
-		if err != nil {
-			net.Close()
-			return nil, fmt.Errorf("pretrain.data %s: %w", d, err)
-		}
-		recs = append(recs, rs...)
+	recs, err := ReadGames("pretrain.data", data)
+	if err != nil {
+		net.Close()
+		return nil, err
 	}
 	oc := model.DefaultAdamW()
 	oc.Schedule.LR = p.LR
@@ -430,8 +440,8 @@ func playExpertGames(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	recorded := map[uint64]bool{}
-	if err := datasets.ScanDir(dir, func(_ string, _ int, r *datasets.Record) error { recorded[r.ID] = true; return nil }); err != nil {
+	recorded, err := datasets.RecordedIDs(dir)
+	if err != nil {
 		w.Close()
 		return "", err
 	}

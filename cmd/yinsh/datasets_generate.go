@@ -258,11 +258,8 @@ func datasetsGenerateRun(ctx context.Context, opts *DatasetsGenerateOptions) err
 	if err != nil {
 		return err
 	}
-	recorded := map[uint64]bool{}
-	if err := datasets.ScanDir(opts.Dir, func(_ string, _ int, r *datasets.Record) error {
-		recorded[r.ID] = true
-		return nil
-	}); err != nil {
+	recorded, err := datasets.RecordedIDs(opts.Dir)
+	if err != nil {
 		w.Close()
 		return err
 	}

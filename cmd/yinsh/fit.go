@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/train"
 )
@@ -97,16 +97,9 @@ func fitRun(ctx context.Context, opts *FitOptions) error {
 	if err != nil {
 		return err
 	}
-	var recs []*datasets.Record
-	for _, d := range opts.Data {
-		rs, err := datasets.ReadDir(d)
-		if err != nil {
-			return fmt.Errorf("--data %s: %w", d, err)
-		}
-		if len(rs) == 0 {
-			return fmt.Errorf("--data %s: no game-record shards there", d)
-		}
-		recs = append(recs, rs...)
+	recs, err := train.ReadGames("--data", opts.Data)
+	if err != nil {
+		return err
 	}
 	be, err := backendFor(opts.Backend, "cpu", opts.Threads)
 	if err != nil {
@@ -144,7 +137,7 @@ func fitRun(ctx context.Context, opts *FitOptions) error {
 
 // openFitNet returns the network --net names: a checkpoint to continue (its variant must be v, when
 // recorded), or a new one of a preset or architecture file.
-func openFitNet(be train.Backend, spec string, seed uint64, v interface{ String() string }) (model.Net, error) {
+func openFitNet(be train.Backend, spec string, seed uint64, v env.Variant) (model.Net, error) {
 	ext := strings.ToLower(filepath.Ext(spec))
 	if fi, err := os.Stat(spec); err == nil && fi.Mode().IsRegular() && ext != ".yaml" && ext != ".yml" {
 		h, err := model.ReadMetadata(spec)

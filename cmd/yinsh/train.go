@@ -209,8 +209,8 @@ func selfplayRun(ctx context.Context, opts *SelfplayOptions) error {
 	}
 	// games already in the directory keep their numbers: a restart plays the first --games numbers
 	// whose seeds are not recorded there (so a game recovered from a killed run is not played again)
-	have := map[uint64]bool{}
-	if err := datasets.ScanDir(opts.OutDir, func(_ string, _ int, r *datasets.Record) error { have[r.ID] = true; return nil }); err != nil {
+	have, err := datasets.RecordedIDs(opts.OutDir)
+	if err != nil {
 		return err
 	}
 	var todo []int
