@@ -153,19 +153,23 @@ func Train(ctx context.Context, o Options) error {
 		}
 	}
 
-	for g := st.Generation + 1; g <= cfg.Generations; g++ {
+	resumed := st.Generation + 1 // the generation a killed run may have left games of
+	for g := resumed; g <= cfg.Generations; g++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		m := Metrics{Generation: g, Time: time.Now().UTC().Format(time.RFC3339)}
 		genStart := time.Now()
 
-		// 1. self-play with the best network; the games of g already recorded (a resumed run) count
-		// and are not played again
+		// 1. self-play with the best network; the games of g already recorded (a resumed run: only
+		// the generation in flight when it was killed can have any) count and are not played again
 		first := (g - 1) * cfg.SelfPlay.Games
-		rec, err := recordedGames(gdir, g, cfg.Seed, first, cfg.SelfPlay.Games, o.Log)
-		if err != nil {
-			return err
+		rec := recorded{done: map[int]bool{}}
+		if g == resumed {
+			var err error
+			if rec, err = recordedGames(gdir, g, cfg.Seed, first, cfg.SelfPlay.Games, o.Log); err != nil {
+				return err
+			}
 		}
 		todo := missing(rec.done, first, cfg.SelfPlay.Games)
 		if rec.stats.Recovered > 0 {
