@@ -141,7 +141,7 @@ func New(opts Options) (*Engine, error) {
 // configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
 // On error the engine is unchanged.
 func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
-	if !e.anyVar && isCheckpointSpec(spec) && isRegularFile(spec) { // opening a named pipe would block
+	if !e.anyVar && isCheckpointSpec(spec) { // ReadMetadata refuses a named pipe before opening it
 		if h, err := model.ReadMetadata(spec); err == nil {
 			if trained, ok := h.Meta.VariantValue(); ok && trained != v {
 				return fmt.Errorf("checkpoint %s was trained for %s, the game is %s (newgame %s, or start the engine with --any-variant)", spec, trained, v, trained)

@@ -147,7 +147,7 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 
 	var factory selfplay.PlayerFactory
 	leaves := mcts.DefaultConfig().LeavesInFlight
-	load := func(path string) (model.Net, error) { return loadCheckpoint(path, nil, opts.Load) }
+	load := func(path string) (model.Net, error) { return loadCheckpoint(path, opts.Load) }
 	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*leaves, load, true)
 	if errors.Is(err, errNotSearching) {
 		var closer io.Closer

@@ -26,12 +26,6 @@ func isCheckpointSpec(spec string) bool {
 	return true
 }
 
-// isRegularFile reports whether path names a regular file (following symbolic links).
-func isRegularFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // checkpointName is the name of a checkpoint's players: the file name without its extension (as
 // selfplay names them).
 func checkpointName(path string) string {
@@ -82,7 +76,7 @@ func (c *netCache) load(path string) (model.Net, error) {
 	if c.net != nil && c.path == path && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
 		return c.net, nil
 	}
-	net, err := loadCheckpoint(path, fi, c.loader)
+	net, err := loadCheckpoint(path, c.loader)
 	if err != nil {
 		return nil, err
 	}
@@ -93,19 +87,10 @@ func (c *netCache) load(path string) (model.Net, error) {
 	return net, nil
 }
 
-// loadCheckpoint is load (nil: gonum.Load) for regular files only: a directory, a device or a named
-// pipe is refused before it is opened (reading /dev/zero or a FIFO as a checkpoint would never end).
-// fi is path's os.Stat, or nil.
-func loadCheckpoint(path string, fi os.FileInfo, load func(string) (model.Net, error)) (model.Net, error) {
-	if fi == nil {
-		var err error
-		if fi, err = os.Stat(path); err != nil {
-			return nil, fmt.Errorf("model: %w", err)
-		}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("model: %s is not a regular file", path)
-	}
+// loadCheckpoint is load, or gonum.Load when load is nil. Both backends read through
+// model.ReadCheckpoint, which refuses a directory, a device or a named pipe before opening it
+// (reading /dev/zero or a FIFO as a checkpoint would never end).
+func loadCheckpoint(path string, load func(string) (model.Net, error)) (model.Net, error) {
 	if load != nil {
 		return load(path)
 	}
