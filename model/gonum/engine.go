@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/sgemm"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -17,6 +18,7 @@ type Engine struct {
 	cfg model.Config
 	// stem and tower: conv weights [out][in*9] and biases [out]
 	stemW, stemB []float32
+	stemP        *sgemm.PackedA // stemW packed for the SIMD kernel
 	blocks       []engineBlock
 	// heads: 1×1 conv [out][C] + bias; fully connected weights transposed to [in][out]
 	polW, polB     []float32
@@ -30,6 +32,7 @@ type Engine struct {
 
 type engineBlock struct {
 	w1, b1, w2, b2 []float32
+	p1, p2         *sgemm.PackedA // w1, w2 packed
 }
 
 // engineWS is one Predict call's workspace, sized for up to cap samples.
@@ -62,12 +65,17 @@ func NewEngine(c *model.Checkpoint) (*Engine, error) {
 		v2T: transpose(f.Tensors["value.fc2.weight"].Data, model.NumWDL, cfg.ValueHidden),
 		v2B: t("value.fc2.bias"),
 	}
+	C := cfg.Channels
+	e.stemP = sgemm.PackA(false, C, cfg.InputPlanes*9, e.stemW, cfg.InputPlanes*9)
 	for i := 0; i < cfg.Blocks; i++ {
 		p := fmt.Sprintf("tower.%d.", i)
-		e.blocks = append(e.blocks, engineBlock{
+		b := engineBlock{
 			w1: t(p + "conv1.weight"), b1: t(p + "conv1.bias"),
 			w2: t(p + "conv2.weight"), b2: t(p + "conv2.bias"),
-		})
+		}
+		b.p1 = sgemm.PackA(false, C, C*9, b.w1, C*9)
+		b.p2 = sgemm.PackA(false, C, C*9, b.w2, C*9)
+		e.blocks = append(e.blocks, b)
 	}
 	return e, nil
 }
@@ -121,14 +129,14 @@ func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
 	s := n * cells
 	a, h, t := ws.a[:C*s], ws.h[:C*s], ws.t[:C*s]
 	// stem: NCHW input
-	conv3(&ws.col, e.stemW, C, c.InputPlanes, planes, cells, c.InputPlanes*cells, n, a, func(s0, s1 int) {
+	conv3(&ws.col, e.stemW, e.stemP, C, c.InputPlanes, planes, cells, c.InputPlanes*cells, n, a, func(s0, s1 int) {
 		biasAct(a, e.stemB, nil, s, s0, s1, true)
 	})
 	for _, b := range e.blocks {
-		conv3(&ws.col, b.w1, C, C, a, s, cells, n, h, func(s0, s1 int) {
+		conv3(&ws.col, b.w1, b.p1, C, C, a, s, cells, n, h, func(s0, s1 int) {
 			biasAct(h, b.b1, nil, s, s0, s1, true)
 		})
-		conv3(&ws.col, b.w2, C, C, h, s, cells, n, t, func(s0, s1 int) {
+		conv3(&ws.col, b.w2, b.p2, C, C, h, s, cells, n, t, func(s0, s1 int) {
 			biasAct(t, b.b2, a, s, s0, s1, true)
 		})
 		a, t = t, a

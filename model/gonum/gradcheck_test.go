@@ -16,9 +16,11 @@ import (
 // is checked for the small shapes used here.
 
 func TestGradConv3(t *testing.T) {
-	defer func(a, b int) { convChunk, convBackChunk = a, b }(convChunk, convBackChunk)
+	defer func(a, b, c, d int) {
+		convChunk, convBackChunk, implicitChunk, implicitBackChunk = a, b, c, d
+	}(convChunk, convBackChunk, implicitChunk, implicitBackChunk)
 	for _, chunk := range []int{1, 2, 4} {
-		convChunk, convBackChunk = chunk, chunk
+		convChunk, convBackChunk, implicitChunk, implicitBackChunk = chunk, chunk, chunk, chunk
 		t.Run(fmt.Sprintf("chunk%d", chunk), testGradConv3)
 	}
 }
@@ -33,7 +35,7 @@ func testGradConv3(t *testing.T) {
 	var sc, dsc, psc scratch
 	out := make([]float32, cout*s)
 	f := func() float64 {
-		conv3(&sc, w, cout, cin, in, s, cells, n, out, nil)
+		conv3(&sc, w, nil, cout, cin, in, s, cells, n, out, nil)
 		return dot64(out, r)
 	}
 	gw := make([]float32, len(w))
@@ -61,7 +63,7 @@ func TestConv3Reference(t *testing.T) {
 	var sc scratch
 	defer func(c int) { convChunk = c }(convChunk)
 	for _, convChunk = range []int{1, 2, 3, 8} {
-		conv3(&sc, w, cout, cin, in, cells, cin*cells, n, out, nil)
+		conv3(&sc, w, nil, cout, cin, in, cells, cin*cells, n, out, nil)
 		checkConv3Reference(t, n, cin, cout, in, w, out)
 	}
 }

@@ -2,11 +2,8 @@ package gonum
 
 import (
 	"runtime"
-	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-
+	"github.com/yinsh-zero/yinsh/internal/sgemm"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -26,7 +23,11 @@ const (
 )
 
 // parallel splits [0, n) into contiguous ranges, one per worker (at most GOMAXPROCS), runs fn on each
-// in its own goroutine and waits. w is the worker index, in [0, workers(n)).
+// and waits. w is the worker index, in [0, workers(n)): each index runs exactly once, so fn may use
+// per-index scratch. The ranges go to the backend's one pool of helper goroutines (pool.go): idle
+// helpers take ranges, the caller runs the rest itself, and a call made while every helper is busy
+// (nested, or from concurrent Predict calls) runs on its own goroutine, so the backend never has more
+// runnable goroutines doing its work than GOMAXPROCS plus its callers.
 func parallel(n int, fn func(w, lo, hi int)) {
 	nw := workers(n)
 	if nw <= 1 {
@@ -35,16 +36,7 @@ func parallel(n int, fn func(w, lo, hi int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(nw)
-	for w := 0; w < nw; w++ {
-		lo, hi := n*w/nw, n*(w+1)/nw
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
-	}
-	wg.Wait()
+	thePool.run(nw, func(w int) { fn(w, n*w/nw, n*(w+1)/nw) })
 }
 
 // parallelMin is parallel for element-wise work: it stays on the calling goroutine below minPer
@@ -65,26 +57,58 @@ func workers(n int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), n))
 }
 
-// gemm computes C = A·B + beta·C on row-major matrices (op(A) m×k, op(B) k×n) with gonum's float32
-// BLAS (blas32.Implementation, so blas32.Use can swap in another implementation).
+// gemm computes C = op(A)·op(B) + beta·C on row-major matrices (op(A) m×k, op(B) k×n) with
+// internal/sgemm (the AVX2/FMA kernel where the CPU has it, gonum's blas32 otherwise; sgemm.Kernel
+// says which). A product of at least gemmSplitFLOPs is split by columns of C (or by rows when C is
+// narrow) between the pool's workers; inside a parallel region the pool's helpers are busy and it
+// runs on the calling goroutine.
 func gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if tA {
-		ta = blas.Trans
+	nw := workers(max(m, n))
+	if nw <= 1 || 2*m*n*k < gemmSplitFLOPs {
+		sgemm.Gemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+		return
 	}
-	if tB {
-		tb = blas.Trans
+	if n >= 64 { // split columns, in whole 16-column panels
+		panels := (n + 15) / 16
+		thePool.run(nw, func(w int) {
+			j0, j1 := min(n, panels*w/nw*16), min(n, panels*(w+1)/nw*16)
+			if j0 == j1 {
+				return
+			}
+			boff := j0
+			if tB {
+				boff = j0 * ldb
+			}
+			sgemm.Gemm(tA, tB, m, j1-j0, k, a, lda, b[boff:], ldb, beta, c[j0:], ldc)
+		})
+		return
 	}
-	blas32.Implementation().Sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+	thePool.run(nw, func(w int) { // split rows
+		i0, i1 := m*w/nw, m*(w+1)/nw
+		if i0 == i1 {
+			return
+		}
+		aoff := i0 * lda
+		if tA {
+			aoff = i0
+		}
+		sgemm.Gemm(tA, tB, i1-i0, n, k, a[aoff:], lda, b, ldb, beta, c[i0*ldc:], ldc)
+	})
 }
 
-// scratch holds per-worker buffers, grown on demand.
-type scratch struct {
-	bufs [][]float32
+// gemmSplitFLOPs is the smallest product gemm splits between workers (about 50 µs of work).
+const gemmSplitFLOPs = 4 << 20
+
+// scratchOf holds per-worker buffers, grown on demand.
+type scratchOf[T any] struct {
+	bufs [][]T
 }
+
+// scratch is the usual float32 kind.
+type scratch = scratchOf[float32]
 
 // reserve makes room for nw workers' buffers; call it before starting the workers.
-func (s *scratch) reserve(nw int) {
+func (s *scratchOf[T]) reserve(nw int) {
 	for len(s.bufs) < nw {
 		s.bufs = append(s.bufs, nil)
 	}
@@ -92,9 +116,9 @@ func (s *scratch) reserve(nw int) {
 
 // get returns worker w's buffer with at least size elements (contents undefined). Workers may call
 // it concurrently for distinct w after reserve.
-func (s *scratch) get(w, size int) []float32 {
+func (s *scratchOf[T]) get(w, size int) []T {
 	if cap(s.bufs[w]) < size {
-		s.bufs[w] = make([]float32, size)
+		s.bufs[w] = make([]T, size)
 	}
 	return s.bufs[w][:size]
 }
@@ -178,7 +202,19 @@ var convBackChunk = 4
 // n*121) = Σ w[co][ci*9+k] · in(ci, s, neighbour k of p), with in addressed as in im2col. Work is
 // split over the batch between goroutines; epi, if not nil, runs on each finished chunk [s0, s1)
 // (in the goroutine that computed it) to apply bias, residual and ReLU while the data is in cache.
-func conv3(sc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int, out []float32, epi func(s0, s1 int)) {
+// pw is w packed (sgemm.PackA(false, cout, cin*9, w, cin*9)), or nil to pack it here. On the SIMD
+// kernel the convolution is an implicit GEMM over zero-padded planes (implicit.go); on the fallback
+// it is im2col + GEMM.
+func conv3(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, in []float32, cs, ns, n int, out []float32, epi func(s0, s1 int)) {
+	if implicitConv() {
+		conv3Implicit(sc, w, pw, cout, cin, in, cs, ns, n, out, epi)
+		return
+	}
+	conv3Im2col(sc, w, cout, cin, in, cs, ns, n, out, epi)
+}
+
+// conv3Im2col is conv3 by im2col + GEMM, one chunk of convChunk samples at a time.
+func conv3Im2col(sc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int, out []float32, epi func(s0, s1 int)) {
 	k := cin * 9
 	ldo := n * cells
 	sc.reserve(workers(n))
@@ -201,6 +237,15 @@ func conv3(sc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int,
 // din (CS layout [cin][n*121], overwritten). sc, dsc and psc are per-worker scratch for patches,
 // patch gradients and weight-gradient partials (summed into gw at the end).
 func conv3Backward(sc, dsc, psc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int, dout []float32, gw, din []float32) {
+	if implicitConv() {
+		conv3BackwardImplicit(sc, dsc, psc, w, cout, cin, in, cs, ns, n, dout, gw, din)
+		return
+	}
+	conv3BackwardIm2col(sc, dsc, psc, w, cout, cin, in, cs, ns, n, dout, gw, din)
+}
+
+// conv3BackwardIm2col is conv3Backward by im2col + GEMM and col2im.
+func conv3BackwardIm2col(sc, dsc, psc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int, dout []float32, gw, din []float32) {
 	k := cin * 9
 	ldo := n * cells
 	nw := workers(n)

@@ -68,17 +68,8 @@ func (l *bnLayer) forward(x []float32, c, s int, res, y []float32, act bool) {
 	parallel(c, func(_, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			row := x[ch*s : (ch+1)*s]
-			var sum float64
-			for _, v := range row {
-				sum += float64(v)
-			}
-			mean := sum / float64(s)
-			var sq float64
-			for _, v := range row {
-				d := float64(v) - mean
-				sq += d * d
-			}
-			vari := sq / float64(s)
+			mean := sum64(row) / float64(s)
+			vari := sqDev64(row, mean) / float64(s)
 			inv := float32(1 / math.Sqrt(vari+model.BNEps))
 			l.mean[ch], l.vari[ch], l.invstd[ch] = mean, vari, inv
 			m32 := float32(mean)
@@ -112,11 +103,7 @@ func (l *bnLayer) backward(xhat []float32, c, s int, dy, dx []float32) {
 	parallel(c, func(_, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			xr, dr := xhat[ch*s:(ch+1)*s], dy[ch*s:(ch+1)*s]
-			var sdy, sdyx float64
-			for i, d := range dr {
-				sdy += float64(d)
-				sdyx += float64(d) * float64(xr[i])
-			}
+			sdy, sdyx := sum64(dr), sumProd64(dr, xr)
 			gb[ch], gg[ch] = float32(sdy), float32(sdyx)
 			k := float32(float64(g[ch]) * float64(l.invstd[ch]) / float64(s))
 			a, bm := float32(sdy), float32(sdyx)
@@ -127,6 +114,60 @@ func (l *bnLayer) backward(xhat []float32, c, s int, dy, dx []float32) {
 			}
 		}
 	})
+}
+
+// sum64 is Σ x in float64, with four accumulators (independent add chains).
+func sum64(x []float32) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v := x[i : i+4 : i+4]
+		a += float64(v[0])
+		b += float64(v[1])
+		c += float64(v[2])
+		d += float64(v[3])
+	}
+	for ; i < len(x); i++ {
+		a += float64(x[i])
+	}
+	return (a + b) + (c + d)
+}
+
+// sqDev64 is Σ (x − mean)² in float64.
+func sqDev64(x []float32, mean float64) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v := x[i : i+4 : i+4]
+		e0, e1, e2, e3 := float64(v[0])-mean, float64(v[1])-mean, float64(v[2])-mean, float64(v[3])-mean
+		a += e0 * e0
+		b += e1 * e1
+		c += e2 * e2
+		d += e3 * e3
+	}
+	for ; i < len(x); i++ {
+		e := float64(x[i]) - mean
+		a += e * e
+	}
+	return (a + b) + (c + d)
+}
+
+// sumProd64 is Σ x·y in float64 (len(y) ≥ len(x)).
+func sumProd64(x, y []float32) float64 {
+	y = y[:len(x)]
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v, w := x[i:i+4:i+4], y[i:i+4:i+4]
+		a += float64(v[0]) * float64(w[0])
+		b += float64(v[1]) * float64(w[1])
+		c += float64(v[2]) * float64(w[2])
+		d += float64(v[3]) * float64(w[3])
+	}
+	for ; i < len(x); i++ {
+		a += float64(x[i]) * float64(y[i])
+	}
+	return (a + b) + (c + d)
 }
 
 // reluMask zeroes d where the forward output y was not positive.
@@ -145,14 +186,14 @@ func (n *Net) forwardTrain(ws *trainWS, planes []float32) {
 	N := ws.n
 	s := N * cells
 	C := cfg.Channels
-	conv3(&ws.sc, n.stem.w.t.Data, C, cfg.InputPlanes, planes, cells, cfg.InputPlanes*cells, N, ws.stemX, nil)
+	conv3(&ws.sc, n.stem.w.t.Data, nil, C, cfg.InputPlanes, planes, cells, cfg.InputPlanes*cells, N, ws.stemX, nil)
 	n.stem.bn.forward(ws.stemX, C, s, nil, ws.stemA, true)
 	a := ws.stemA
 	for i := range n.tower {
 		blk, b := &n.tower[i], &ws.blocks[i]
-		conv3(&ws.sc, blk[0].w.t.Data, C, C, a, s, cells, N, b.x1, nil)
+		conv3(&ws.sc, blk[0].w.t.Data, nil, C, C, a, s, cells, N, b.x1, nil)
 		blk[0].bn.forward(b.x1, C, s, nil, b.h, true)
-		conv3(&ws.sc, blk[1].w.t.Data, C, C, b.h, s, cells, N, b.x2, nil)
+		conv3(&ws.sc, blk[1].w.t.Data, nil, C, C, b.h, s, cells, N, b.x2, nil)
 		blk[1].bn.forward(b.x2, C, s, a, b.out, true)
 		a = b.out
 	}

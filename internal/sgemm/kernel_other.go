@@ -1,0 +1,13 @@
+//go:build !amd64
+
+package sgemm
+
+const hasAVX2FMA = false
+
+func kernel6x16(kc int, a, b, c *float32, ldc int) {
+	panic("sgemm: no SIMD kernel on this architecture")
+}
+
+func kernelRows6x16(kc int, a, b *float32, off *int, c *float32, ldc int) {
+	panic("sgemm: no SIMD kernel on this architecture")
+}

@@ -1,0 +1,171 @@
+// Package sgemm is the float32 matrix multiply of the pure-Go network backend (model/gonum): a
+// packed, cache-blocked SGEMM in the manner of BLIS/GotoBLAS whose inner 6×16 micro-kernel is
+// written in Go assembly for AVX2 + FMA, chosen at run time from the CPU's features
+// (golang.org/x/sys/cpu). On other CPUs and architectures, or when the environment variable
+// YINSH_KERNEL=gonum forces it, every call goes to gonum's float32 BLAS (generic Go with SSE axpy
+// and dot kernels), which was the backend's only path before this package.
+//
+// Conventions: matrices are row-major float32 slices; op(A) is m×k (A itself k×m when transposed,
+// row stride lda), op(B) is k×n (n×k when transposed, row stride ldb), C is m×n with row stride ldc.
+// Gemm is serial: it starts no goroutines; callers split work between threads themselves.
+package sgemm
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// Kernel names, as Kernel returns them and YINSH_KERNEL and Use accept.
+const (
+	KernelAVX2  = "avx2+fma" // the packed SGEMM with the AVX2/FMA micro-kernel (amd64)
+	KernelGonum = "gonum"    // gonum's blas32 (generic Go + SSE), the fallback
+)
+
+// EnvVar names the environment variable that picks the kernel: "gonum" forces the fallback,
+// "avx2" or "auto" (the default, also when unset or empty) use the SIMD kernel where the CPU has it.
+const EnvVar = "YINSH_KERNEL"
+
+var simd atomic.Bool // the SIMD path is in use
+
+func init() {
+	name, err := choose(os.Getenv(EnvVar))
+	if err != nil {
+		slog.Warn("sgemm: ignoring "+EnvVar, "err", err, "using", name)
+	}
+	simd.Store(name == KernelAVX2)
+}
+
+// choose maps a YINSH_KERNEL value to the kernel used on this CPU.
+func choose(v string) (string, error) {
+	best := KernelGonum
+	if hasAVX2FMA {
+		best = KernelAVX2
+	}
+	switch v {
+	case "", "auto":
+		return best, nil
+	case "gonum", "generic", "off":
+		return KernelGonum, nil
+	case "avx2":
+		if !hasAVX2FMA {
+			return KernelGonum, fmt.Errorf("%s=avx2 but this CPU lacks AVX2 or FMA (or is not amd64)", EnvVar)
+		}
+		return KernelAVX2, nil
+	}
+	return best, fmt.Errorf("%s=%q: want auto, avx2 or gonum", EnvVar, v)
+}
+
+// Kernel names the kernel Gemm uses now.
+func Kernel() string {
+	if simd.Load() {
+		return KernelAVX2
+	}
+	return KernelGonum
+}
+
+// Available lists the kernels this CPU can run, best first.
+func Available() []string {
+	if hasAVX2FMA {
+		return []string{KernelAVX2, KernelGonum}
+	}
+	return []string{KernelGonum}
+}
+
+// Use switches the kernel (tests and benchmarks compare the two paths in one process). It must not
+// be called while another goroutine is inside Gemm.
+func Use(name string) error {
+	switch name {
+	case KernelGonum:
+		simd.Store(false)
+	case KernelAVX2:
+		if !hasAVX2FMA {
+			return fmt.Errorf("sgemm: kernel %s is not available on this CPU", name)
+		}
+		simd.Store(true)
+	default:
+		return fmt.Errorf("sgemm: unknown kernel %q (have %v)", name, Available())
+	}
+	return nil
+}
+
+// Gemm computes C = op(A)·op(B) + beta·C (see the package comment for shapes and strides). With
+// beta = 0, C is overwritten without being read. It panics, as BLAS does, on negative sizes, strides
+// smaller than a row, or slices too short for the sizes given: those are programming errors.
+func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	check(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if !simd.Load() {
+		ta, tb := blas.NoTrans, blas.NoTrans
+		if tA {
+			ta = blas.Trans
+		}
+		if tB {
+			tb = blas.Trans
+		}
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	scale(m, n, beta, c, ldc)
+	if k == 0 {
+		return
+	}
+	gemmPacked(tA, tB, m, n, k, a, lda, b, ldb, nil, c, ldc)
+}
+
+// scale multiplies the m×n matrix C by beta (beta = 0 clears it, also over NaNs).
+func scale(m, n int, beta float32, c []float32, ldc int) {
+	switch beta {
+	case 1:
+	case 0:
+		for i := 0; i < m; i++ {
+			clear(c[i*ldc : i*ldc+n])
+		}
+	default:
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+}
+
+// check panics on arguments that would make Gemm read or write outside its slices.
+func check(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	checkAC(tA, m, n, k, a, lda, c, ldc)
+	br, bc := k, n
+	if tB {
+		br, bc = n, k
+	}
+	need("b", b, br, bc, ldb)
+}
+
+// checkAC is check for everything but B.
+func checkAC(tA bool, m, n, k int, a []float32, lda int, c []float32, ldc int) {
+	if m < 0 || n < 0 || k < 0 {
+		panic(fmt.Sprintf("sgemm: negative size m=%d n=%d k=%d", m, n, k))
+	}
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	need("a", a, ar, ac, lda)
+	need("c", c, m, n, ldc)
+}
+
+// need panics unless s holds a rows×cols matrix with row stride ld.
+func need(name string, s []float32, rows, cols, ld int) {
+	if ld < max(1, cols) {
+		panic(fmt.Sprintf("sgemm: ld%s=%d < %d columns", name, ld, cols))
+	}
+	if rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("sgemm: %s has %d elements, %d×%d with stride %d needs %d", name, len(s), rows, cols, ld, (rows-1)*ld+cols))
+	}
+}

@@ -1,0 +1,77 @@
+package gonum
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/sgemm"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
+)
+
+// The SIMD path (AVX2 kernel, implicit-GEMM convolutions) and the fallback (gonum's BLAS, im2col)
+// compute the same whole networks: predictions and every parameter's gradient agree within float32
+// tolerance. (CI also runs the whole package with YINSH_KERNEL=gonum.)
+func TestKernelPathsAgree(t *testing.T) {
+	if len(sgemm.Available()) < 2 {
+		t.Skipf("only %v on this CPU: nothing to compare", sgemm.Available())
+	}
+	defer sgemm.Use(sgemm.Kernel())
+	tiny, _ := model.Preset("tiny")
+	odd := tiny
+	odd.Name, odd.Channels, odd.Blocks, odd.PolicyChannels, odd.ValueChannels, odd.ValueHidden = "odd", 13, 2, 3, 2, 7
+	for _, cfg := range []model.Config{tiny, odd} {
+		for _, batch := range []int{1, 5} {
+			type result struct {
+				policy, wdl []float32
+				loss        model.Loss
+				grads       [][]float32
+			}
+			run := func(kernel string) result {
+				if err := sgemm.Use(kernel); err != nil {
+					t.Fatal(err)
+				}
+				net := mustNew(t, cfg, 7)
+				b := modeltest.RandomBatch(3, batch, false)
+				r := result{policy: make([]float32, batch*env.NumActions), wdl: make([]float32, batch*model.NumWDL)}
+				if err := net.Predict(batch, b.Planes, b.Mask, r.policy, r.wdl); err != nil {
+					t.Fatal(err)
+				}
+				r.loss = net.lossGrad(b, net.Optimizer(), true)
+				for _, p := range net.params {
+					r.grads = append(r.grads, append([]float32(nil), p.grad...))
+				}
+				return r
+			}
+			simd, fallback := run(sgemm.KernelAVX2), run(sgemm.KernelGonum)
+			near := func(what string, a, b []float32) {
+				t.Helper()
+				scale := 0.0
+				for _, v := range b {
+					if !math.IsInf(float64(v), 0) {
+						scale = math.Max(scale, math.Abs(float64(v)))
+					}
+				}
+				for i := range a {
+					x, y := float64(a[i]), float64(b[i])
+					if math.IsInf(x, -1) && math.IsInf(y, -1) {
+						continue
+					}
+					if math.IsNaN(x) || math.Abs(x-y) > 1e-4*scale+1e-6 {
+						t.Fatalf("%s batch %d: %s[%d] = %v (SIMD) vs %v (fallback), scale %.3g", cfg.Name, batch, what, i, x, y, scale)
+					}
+				}
+			}
+			near("policy", simd.policy, fallback.policy)
+			near("wdl", simd.wdl, fallback.wdl)
+			if d := math.Abs(simd.loss.Total - fallback.loss.Total); d > 1e-5*math.Abs(fallback.loss.Total) {
+				t.Fatalf("%s batch %d: loss %v vs %v", cfg.Name, batch, simd.loss.Total, fallback.loss.Total)
+			}
+			for i := range simd.grads {
+				near(fmt.Sprintf("grad of param %d", i), simd.grads[i], fallback.grads[i])
+			}
+		}
+	}
+}
