@@ -41,6 +41,7 @@ func benchPredict(b *testing.B, preset string, batch int) {
 	b.ReportMetric(pps*float64(cfg.FLOPsPerPosition())/1e9, "gflops")
 }
 
+func BenchmarkPredictTiny32(b *testing.B)  { benchPredict(b, "tiny", 32) }
 func BenchmarkPredictTiny64(b *testing.B)  { benchPredict(b, "tiny", 64) }
 func BenchmarkPredictSmall1(b *testing.B)  { benchPredict(b, "small", 1) }
 func BenchmarkPredictSmall64(b *testing.B) { benchPredict(b, "small", 64) }
@@ -84,6 +85,7 @@ func benchTrain(b *testing.B, preset string, batch int) {
 	b.ReportMetric(vmHWM()/(1<<20), "peak-rss-MB")
 }
 
+func BenchmarkTrainTiny32(b *testing.B)   { benchTrain(b, "tiny", 32) }
 func BenchmarkTrainTiny64(b *testing.B)   { benchTrain(b, "tiny", 64) }
 func BenchmarkTrainSmall64(b *testing.B)  { benchTrain(b, "small", 64) }
 func BenchmarkTrainSmall256(b *testing.B) { benchTrain(b, "small", 256) }

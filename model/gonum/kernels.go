@@ -1,6 +1,7 @@
 package gonum
 
 import (
+	"math"
 	"runtime"
 
 	"github.com/yinsh-zero/yinsh/internal/sgemm"
@@ -361,34 +362,38 @@ func transpose(a []float32, rows, cols int) []float32 {
 // relu applies max(0, ·) in place.
 func relu(x []float32) {
 	for i, v := range x {
-		if v < 0 {
-			x[i] = 0
-		}
+		x[i] = max(v, 0) // branch-free: a data-dependent branch here mispredicts half the time
 	}
+}
+
+// reluFloor is the lower bound that max(·, floor) applies: 0 for a ReLU, −Inf for none.
+func reluFloor(act bool) float32 {
+	if act {
+		return 0
+	}
+	return float32(math.Inf(-1))
 }
 
 // biasAct adds b[c] to row c of the CS region of samples [s0, s1) (row stride ld) and, when res is
 // not nil, the same region of res; then applies ReLU when act is set.
 func biasAct(x []float32, b []float32, res []float32, ld, s0, s1 int, act bool) {
+	floor := reluFloor(act)
 	for c, bv := range b {
 		lo, hi := c*ld+s0*cells, c*ld+s1*cells
 		row := x[lo:hi]
 		if res != nil {
 			r := res[lo:hi]
+			r = r[:len(row)]
 			for i, v := range row {
 				v += bv + r[i]
-				if act && v < 0 {
-					v = 0
-				}
+				v = max(v, floor)
 				row[i] = v
 			}
 			continue
 		}
 		for i, v := range row {
 			v += bv
-			if act && v < 0 {
-				v = 0
-			}
+			v = max(v, floor)
 			row[i] = v
 		}
 	}

@@ -65,6 +65,7 @@ func (l *bnLayer) forward(x []float32, c, s int, res, y []float32, act bool) {
 		l.mean, l.vari, l.invstd = make([]float64, c), make([]float64, c), make([]float32, c)
 	}
 	g, b := l.gamma.t.Data, l.beta.t.Data
+	floor := reluFloor(act)
 	parallel(c, func(_, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			row := x[ch*s : (ch+1)*s]
@@ -75,20 +76,24 @@ func (l *bnLayer) forward(x []float32, c, s int, res, y []float32, act bool) {
 			m32 := float32(mean)
 			gc, bc := g[ch], b[ch]
 			out := y[ch*s : (ch+1)*s]
-			var r []float32
+			out = out[:len(row)]
 			if res != nil {
-				r = res[ch*s : (ch+1)*s]
+				r := res[ch*s : (ch+1)*s]
+				r = r[:len(row)]
+				for i, v := range row {
+					xh := (v - m32) * inv
+					row[i] = xh
+					o := gc*xh + bc + r[i]
+					o = max(o, floor)
+					out[i] = o
+				}
+				continue
 			}
 			for i, v := range row {
 				xh := (v - m32) * inv
 				row[i] = xh
 				o := gc*xh + bc
-				if r != nil {
-					o += r[i]
-				}
-				if act && o < 0 {
-					o = 0
-				}
+				o = max(o, floor)
 				out[i] = o
 			}
 		}
@@ -172,10 +177,11 @@ func sumProd64(x, y []float32) float64 {
 
 // reluMask zeroes d where the forward output y was not positive.
 func reluMask(d, y []float32) {
+	y = y[:len(d)]
 	for i, v := range y {
-		if v <= 0 {
-			d[i] = 0
-		}
+		// Branch-free (the sign of y is data-dependent): all ones when y > 0, else zero.
+		keep := uint32(-int32(math.Float32bits(v)) >> 31)
+		d[i] = math.Float32frombits(math.Float32bits(d[i]) & keep)
 	}
 }
 
@@ -443,24 +449,32 @@ func (n *Net) applyOptimizer(o model.OptimizerConfig, step int64) {
 		}
 		w, g := p.t.Data, p.grad
 		parallelMin(len(w), 1<<14, func(lo, hi int) {
+			w, g := w[lo:hi], g[lo:hi]
+			g = g[:len(w)]
 			switch o.Kind {
 			case model.OptimizerSGD:
-				buf := p.slots[0]
-				mu := float32(o.Momentum)
-				for i := lo; i < hi; i++ {
-					gi := g[i] + float32(wd)*w[i]
-					b := mu*buf[i] + gi
-					buf[i] = b
-					if o.Nesterov {
-						w[i] -= float32(lr) * (gi + mu*b)
-					} else {
-						w[i] -= float32(lr) * b
+				buf := p.slots[0][lo:hi]
+				buf = buf[:len(w)]
+				mu, wd32, lr32 := float32(o.Momentum), float32(wd), float32(lr)
+				if o.Nesterov {
+					for i, wi := range w {
+						gi := g[i] + wd32*wi
+						b := mu*buf[i] + gi
+						buf[i] = b
+						w[i] = wi - lr32*(gi+mu*b)
 					}
+					return
+				}
+				for i, wi := range w {
+					b := mu*buf[i] + g[i] + wd32*wi
+					buf[i] = b
+					w[i] = wi - lr32*b
 				}
 			case model.OptimizerAdamW:
-				m, v := p.slots[0], p.slots[1]
+				m, v := p.slots[0][lo:hi], p.slots[1][lo:hi]
+				m, v = m[:len(w)], v[:len(w)]
 				b1, b2 := float32(o.Beta1), float32(o.Beta2)
-				for i := lo; i < hi; i++ {
+				for i := range w {
 					w[i] -= float32(lr * wd * float64(w[i]))
 					gi := g[i]
 					m[i] = b1*m[i] + (1-b1)*gi
