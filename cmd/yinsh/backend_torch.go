@@ -33,7 +33,7 @@ func init() {
 		if err == nil {
 			slog.Info("torch bench", "device", r.Device, "threads", r.Threads, "net", cfg.Name, "batch", batch)
 		}
-		return ModelBenchResult{r.PositionsPerSec, r.TrainSamplesPerSec, r.GFLOPS, r.SgemmGFLOPS}, err
+		return ModelBenchResult{r.PositionsPerSec, r.TrainSamplesPerSec, r.GFLOPS, r.SgemmGFLOPS, "libtorch " + r.Device}, err
 	}
 }
 

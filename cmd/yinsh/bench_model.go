@@ -19,6 +19,7 @@ type ModelBenchResult struct {
 	TrainSamplesPerSec float64
 	GFLOPS             float64 // achieved in inference
 	SgemmGFLOPS        float64 // the backend's raw float32 GEMM on the tower convolution's shape
+	Kernel             string  // the backend's compute kernel (gonum: avx2+fma or gonum; torch: libtorch's device)
 }
 
 // modelBenchers are the backends `yinsh bench model --backend` knows; a backend built under a tag
@@ -26,7 +27,7 @@ type ModelBenchResult struct {
 var modelBenchers = map[string]func(cfg model.Config, batch int, d time.Duration) (ModelBenchResult, error){
 	gonum.BackendName: func(cfg model.Config, batch int, d time.Duration) (ModelBenchResult, error) {
 		r, err := gonum.Bench(cfg, batch, d)
-		return ModelBenchResult{r.PositionsPerSec, r.TrainSamplesPerSec, r.GFLOPS, r.SgemmGFLOPS}, err
+		return ModelBenchResult{r.PositionsPerSec, r.TrainSamplesPerSec, r.GFLOPS, r.SgemmGFLOPS, r.Kernel}, err
 	},
 }
 
@@ -50,6 +51,8 @@ func newCmdBenchModel(runF func(*BenchModelOptions) error) *cobra.Command {
   gflops: <float>            achieved in inference (convolutions and fully connected layers)
   sgemm-gflops: <float>      the backend's raw float32 GEMM on the 3x3 tower convolution's shape
                              (channels x 9*channels times 9*channels x batch*121), same run
+  kernel: <name>             the compute kernel: for gonum avx2+fma (Go assembly, chosen from the
+                             CPU's features) or gonum (generic Go; forced with YINSH_KERNEL=gonum)
 Inference and the raw GEMM are measured in alternating rounds, best round of each.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,5 +102,8 @@ func benchModelRun(opts *BenchModelOptions) error {
 	fmt.Fprintf(opts.Out, "train-samples/s: %.1f\n", r.TrainSamplesPerSec)
 	fmt.Fprintf(opts.Out, "gflops: %.2f\n", r.GFLOPS)
 	fmt.Fprintf(opts.Out, "sgemm-gflops: %.2f\n", r.SgemmGFLOPS)
+	if r.Kernel != "" {
+		fmt.Fprintf(opts.Out, "kernel: %s\n", r.Kernel)
+	}
 	return nil
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -121,8 +123,27 @@ func TestBenchModelOutput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errs)
 	}
-	re := regexp.MustCompile(`^positions/s: [0-9.]+\ntrain-samples/s: [0-9.]+\ngflops: [0-9.]+\nsgemm-gflops: [0-9.]+\n$`)
+	re := regexp.MustCompile(`^positions/s: [0-9.]+\ntrain-samples/s: [0-9.]+\ngflops: [0-9.]+\nsgemm-gflops: [0-9.]+\nkernel: (avx2\+fma|gonum)\n$`)
 	if !re.MatchString(out) {
-		t.Fatalf("output %q does not have exactly the four lines", out)
+		t.Fatalf("output %q does not have exactly the five lines", out)
 	}
+	// The fallback is forced by the environment (read at start-up, so in a child process).
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestBenchModelKernelChild$")
+	cmd.Env = append(os.Environ(), "YINSH_KERNEL=gonum", "YINSH_BENCH_CHILD=1")
+	child, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(child), "kernel: gonum\n") {
+		t.Fatalf("with YINSH_KERNEL=gonum: %v\n%s", err, child)
+	}
+}
+
+// TestBenchModelKernelChild is TestBenchModelOutput's child process.
+func TestBenchModelKernelChild(t *testing.T) {
+	if os.Getenv("YINSH_BENCH_CHILD") != "1" {
+		t.Skip("run by TestBenchModelOutput")
+	}
+	out, errs, code := runCLI(t, "", "bench", "model", "--net", "tiny", "--batch", "2", "--time", "20ms")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	fmt.Print(out)
 }

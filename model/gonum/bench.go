@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/sgemm"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -18,14 +19,19 @@ type BenchResult struct {
 	SgemmSampleGFLOPS  float64 // raw SGEMM, per-sample conv shape, one GEMM per goroutine
 	SgemmBatchGFLOPS   float64 // raw SGEMM, whole-batch conv shape, one call
 	PeakTrainHeapBytes uint64  // Go heap in use after a training step (workspace included)
+	Kernel             string  // the GEMM kernel in use (Kernel())
 }
+
+// Kernel names the GEMM kernel the backend uses now: "avx2+fma" (internal/sgemm's Go assembly,
+// implicit-GEMM convolutions) or "gonum" (gonum's blas32 and im2col: other CPUs, or YINSH_KERNEL=gonum).
+func Kernel() string { return sgemm.Kernel() }
 
 // Bench measures inference and training throughput of a freshly initialised net with the given
 // architecture and batch size on random positions, and gonum's raw SGEMM throughput on the 3×3 tower
 // convolution's shapes, spending about minTime on each of inference (with the SGEMMs interleaved)
 // and training. It uses GOMAXPROCS goroutines.
 func Bench(cfg model.Config, batch int, minTime time.Duration) (BenchResult, error) {
-	var r BenchResult
+	r := BenchResult{Kernel: Kernel()}
 	net, err := New(cfg, 1)
 	if err != nil {
 		return r, err
