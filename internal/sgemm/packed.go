@@ -1,6 +1,12 @@
 package sgemm
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
 
 // Register tile and cache blocks of the packed path. The micro-kernel computes an mr×nr tile of C
 // from a packed A panel (mr rows, k-major) and a packed B panel (nr columns, k-major). kc bounds the
@@ -41,26 +47,27 @@ func gemmPacked(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
 				packA(tA, a, lda, ic, mb, pc, kb, buf.a)
-				macro(mb, nb, kb, buf, c[ic*ldc+jc:], ldc)
+				macro(mb, nb, kb, buf.a, buf.b, &buf.tile, c[ic*ldc+jc:], ldc)
 			}
 		}
 	}
 }
 
 // macro runs the micro-kernel over an mb×nb block of C (c points at its top-left element) from the
-// packed blocks in buf. Full tiles are accumulated in place; edge tiles go through buf.tile.
-func macro(mb, nb, kb int, buf *buffers, c []float32, ldc int) {
+// packed blocks pa (panels of mr rows) and pb (panels of nr columns), depth kb. Full tiles are
+// accumulated in place; edge tiles go through tile.
+func macro(mb, nb, kb int, pa, pb []float32, tile *[mr * nr]float32, c []float32, ldc int) {
 	for jr := 0; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
-		bp := &buf.b[jr*kb]
+		bp := &pb[jr*kb]
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
-			ap := &buf.a[ir*kb]
+			ap := &pa[ir*kb]
 			if mm == mr && nn == nr {
 				kernel6x16(kb, ap, bp, &c[ir*ldc+jr], ldc)
 				continue
 			}
-			t := &buf.tile
+			t := tile
 			clear(t[:])
 			kernel6x16(kb, ap, bp, &t[0], nr)
 			for i := 0; i < mm; i++ {
@@ -166,4 +173,90 @@ func zeros(n int) []float32 {
 		return zeroRow[:n]
 	}
 	return make([]float32, n)
+}
+
+// PackedB is a k×n matrix op(B) packed once for many products (a fully connected layer's weights):
+// the micro-kernel's panels of nr columns for every pass over k.
+type PackedB struct {
+	k, n, kc int
+	b        []float32 // row-major k×n copy, for the fallback path
+	panels   []float32 // pass at depth pc: panels[pc*np:], np = n rounded up to nr
+}
+
+// PackB packs op(B) (k×n; B is n×k when tB) for GemmPackedB.
+func PackB(tB bool, k, n int, b []float32, ldb int) *PackedB {
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("sgemm: negative size k=%d n=%d", k, n))
+	}
+	if tB {
+		need("b", b, n, k, ldb)
+	} else {
+		need("b", b, k, n, ldb)
+	}
+	p := &PackedB{k: k, n: n, b: make([]float32, k*n)}
+	for q := 0; q < k; q++ {
+		for j := 0; j < n; j++ {
+			if tB {
+				p.b[q*n+j] = b[j*ldb+q]
+			} else {
+				p.b[q*n+j] = b[q*ldb+j]
+			}
+		}
+	}
+	if k == 0 || n == 0 {
+		return p
+	}
+	passes := (k + maxKC - 1) / maxKC
+	p.kc = (k + passes - 1) / passes
+	np := (n + nr - 1) / nr * nr
+	p.panels = make([]float32, k*np)
+	for pc := 0; pc < k; pc += p.kc {
+		kb := min(p.kc, k-pc)
+		packB(false, p.b, max(1, n), nil, pc, kb, 0, n, p.panels[pc*np:])
+	}
+	return p
+}
+
+// K and Cols are the packed matrix's shape.
+func (p *PackedB) K() int    { return p.k }
+func (p *PackedB) Cols() int { return p.n }
+
+// GemmPackedB computes columns [j0, j1) of C = op(A)·B + beta·C for op(A) m×k (A k×m when tA) and
+// a packed k×n B; c is the whole C (column 0 at c[0]). j0 must be a multiple of 16 (callers split
+// the columns between threads in whole panels).
+func GemmPackedB(tA bool, m int, a []float32, lda int, b *PackedB, j0, j1 int, beta float32, c []float32, ldc int) {
+	k, n := b.k, b.n
+	if j0 < 0 || j1 > n || j0 > j1 || j0%nr != 0 {
+		panic(fmt.Sprintf("sgemm: GemmPackedB columns [%d, %d) of %d (start a multiple of %d)", j0, j1, n, nr))
+	}
+	checkAC(tA, m, n, k, a, lda, c, ldc)
+	w := j1 - j0
+	if m == 0 || w == 0 {
+		return
+	}
+	if !simd.Load() {
+		ta := blas.NoTrans
+		if tA {
+			ta = blas.Trans
+		}
+		blas32.Implementation().Sgemm(ta, blas.NoTrans, m, w, k, 1, a, lda, b.b[j0:], max(1, n), beta, c[j0:], ldc)
+		return
+	}
+	cc := c[j0:]
+	scale(m, w, beta, cc, ldc)
+	if k == 0 {
+		return
+	}
+	buf := bufPool.Get().(*buffers)
+	defer bufPool.Put(buf)
+	np := (n + nr - 1) / nr * nr
+	for pc := 0; pc < k; pc += b.kc {
+		kb := min(b.kc, k-pc)
+		pb := b.panels[pc*np+j0*kb:]
+		for ic := 0; ic < m; ic += mc {
+			mb := min(mc, m-ic)
+			packA(tA, a, lda, ic, mb, pc, kb, buf.a)
+			macro(mb, w, kb, buf.a, pb, &buf.tile, cc[ic*ldc:], ldc)
+		}
+	}
 }

@@ -112,3 +112,52 @@ func TestGemmRowsPanicsOutsideB(t *testing.T) {
 		}()
 	}
 }
+
+func TestGemmPackedBAgainstFloat64(t *testing.T) {
+	for _, kern := range Available() {
+		t.Run(kern, func(t *testing.T) {
+			defer Use(Kernel())
+			if err := Use(kern); err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(5, 6))
+			edge := []int{1, 3, 6, 7, 16, 17, 33, 242}
+			for it := 0; it < 60; it++ {
+				m, n, k := edge[rng.IntN(len(edge))], edge[rng.IntN(len(edge))], edge[rng.IntN(len(edge))]
+				if it == 0 {
+					m, n, k = 32, 2142, 2*maxKC+3 // the policy head's shape, several passes
+				}
+				tA, tB := rng.IntN(2) == 1, rng.IntN(2) == 1
+				beta := []float32{0, 1, 2}[rng.IntN(3)]
+				name := fmt.Sprintf("m=%d,n=%d,k=%d,tA=%v,tB=%v,beta=%v", m, n, k, tA, tB, beta)
+				ar, ac := m, k
+				if tA {
+					ar, ac = k, m
+				}
+				br, bc := k, n
+				if tB {
+					br, bc = n, k
+				}
+				lda, ldb, ldc := ac+rng.IntN(3), bc+rng.IntN(3), n+rng.IntN(3)
+				_, a := matrix(rng, ar, ac, lda, rng.IntN(8))
+				_, b := matrix(rng, br, bc, ldb, rng.IntN(8))
+				_, c := matrix(rng, m, n, ldc, rng.IntN(8))
+				want, bound := ref(tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+				pb := PackB(tB, k, n, b, ldb)
+				// Columns in two ranges split at a panel boundary, as threads would.
+				split := min(n, (n/2)/16*16)
+				GemmPackedB(tA, m, a, lda, pb, 0, split, beta, c, ldc)
+				GemmPackedB(tA, m, a, lda, pb, split, n, beta, c, ldc)
+				closeTo(t, "GemmPackedB "+name, c, ldc, want, bound, m, n, k)
+			}
+		})
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("unaligned column start: no panic")
+			}
+		}()
+		GemmPackedB(false, 1, make([]float32, 2), 2, PackB(false, 2, 40, make([]float32, 80), 40), 3, 40, 0, make([]float32, 40), 40)
+	}()
+}

@@ -20,12 +20,15 @@ type Engine struct {
 	stemW, stemB []float32
 	stemP        *sgemm.PackedA // stemW packed for the SIMD kernel
 	blocks       []engineBlock
-	// heads: 1×1 conv [out][C] + bias; fully connected weights transposed to [in][out]
-	polW, polB     []float32
-	polFcT, polFcB []float32
-	valW, valB     []float32
-	v1T, v1B       []float32
-	v2T, v2B       []float32
+	// heads: 1×1 conv [out][C] + bias; fully connected weights [out][in] packed as B = wᵀ
+	polW, polB []float32
+	polFc      *sgemm.PackedB
+	polFcB     []float32
+	valW, valB []float32
+	v1         *sgemm.PackedB
+	v1B        []float32
+	v2         *sgemm.PackedB
+	v2B        []float32
 
 	pool sync.Pool // *engineWS
 }
@@ -57,12 +60,12 @@ func NewEngine(c *model.Checkpoint) (*Engine, error) {
 		cfg:   cfg,
 		stemW: t("stem.conv.weight"), stemB: t("stem.conv.bias"),
 		polW: t("policy.conv.weight"), polB: t("policy.conv.bias"),
-		polFcT: transpose(f.Tensors["policy.fc.weight"].Data, env.NumActions, cfg.PolicyChannels*cells),
+		polFc:  packFC(f.Tensors["policy.fc.weight"].Data, env.NumActions, cfg.PolicyChannels*cells),
 		polFcB: t("policy.fc.bias"),
 		valW:   t("value.conv.weight"), valB: t("value.conv.bias"),
-		v1T: transpose(f.Tensors["value.fc1.weight"].Data, cfg.ValueHidden, cfg.ValueChannels*cells),
+		v1:  packFC(f.Tensors["value.fc1.weight"].Data, cfg.ValueHidden, cfg.ValueChannels*cells),
 		v1B: t("value.fc1.bias"),
-		v2T: transpose(f.Tensors["value.fc2.weight"].Data, model.NumWDL, cfg.ValueHidden),
+		v2:  packFC(f.Tensors["value.fc2.weight"].Data, model.NumWDL, cfg.ValueHidden),
 		v2B: t("value.fc2.bias"),
 	}
 	C := cfg.Channels
@@ -79,6 +82,9 @@ func NewEngine(c *model.Checkpoint) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// packFC packs a fully connected weight w [out][in] as the B = wᵀ of y = x·wᵀ.
+func packFC(w []float32, out, in int) *sgemm.PackedB { return sgemm.PackB(true, in, out, w, in) }
 
 // Config returns the architecture.
 func (e *Engine) Config() model.Config { return e.cfg }
@@ -147,7 +153,7 @@ func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
 	conv1(e.polW, P, C, a, n, pz)
 	parallel(n, func(_, lo, hi int) { biasAct(pz, e.polB, nil, s, lo, hi, true) })
 	toFlat(pz, P, n, pf)
-	linearT(pf, n, P*cells, e.polFcT, e.polFcB, env.NumActions, policy[:n*env.NumActions])
+	linearP(pf, n, P*cells, e.polFc, e.polFcB, env.NumActions, policy[:n*env.NumActions])
 	// value head
 	V := c.ValueChannels
 	vz, vf := ws.vz[:V*s], ws.vf[:V*s]
@@ -155,7 +161,7 @@ func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
 	parallel(n, func(_, lo, hi int) { biasAct(vz, e.valB, nil, s, lo, hi, true) })
 	toFlat(vz, V, n, vf)
 	vh := ws.vh[:n*c.ValueHidden]
-	linearT(vf, n, V*cells, e.v1T, e.v1B, c.ValueHidden, vh)
+	linearP(vf, n, V*cells, e.v1, e.v1B, c.ValueHidden, vh)
 	relu(vh)
-	linearT(vh, n, c.ValueHidden, e.v2T, e.v2B, model.NumWDL, wdl[:n*model.NumWDL])
+	linearP(vh, n, c.ValueHidden, e.v2, e.v2B, model.NumWDL, wdl[:n*model.NumWDL])
 }

@@ -197,13 +197,13 @@ func TestGradLinear(t *testing.T) {
 			}
 		}
 	}
-	// linearT with the transposed weight gives the same output.
+	// linearP with the packed weight gives the same output.
 	y2 := make([]float32, n*out)
-	linearT(x, n, in, transpose(w, out, in), b, out, y2)
+	linearP(x, n, in, packFC(w, out, in), b, out, y2)
 	linear(x, n, in, w, b, out, y)
 	for i := range y {
 		if !closeTo(float64(y[i]), float64(y2[i]), 1e-5, 1e-5) {
-			t.Fatalf("linearT[%d] = %g, linear %g", i, y2[i], y[i])
+			t.Fatalf("linearP[%d] = %g, linear %g", i, y2[i], y[i])
 		}
 	}
 }

@@ -324,13 +324,23 @@ func linear(x []float32, n, in int, w, b []float32, out int, y []float32) {
 	gemm(false, true, n, out, in, x, in, w, in, 1, y, out)
 }
 
-// linearT computes y[n][out] = x[n][in] · wt + b for a transposed weight wt [in][out] (the inference
-// engine keeps fully connected weights transposed: the axpy-based GEMM kernel is faster on them).
-func linearT(x []float32, n, in int, wt, b []float32, out int, y []float32) {
+// linearP computes y[n][out] = x[n][in] · wᵀ + b for a weight packed once (the inference engine's
+// fully connected layers: pw = sgemm.PackB(true, in, out, w, in) for w [out][in]), split by whole
+// 16-column panels between the pool's workers when large enough.
+func linearP(x []float32, n, in int, pw *sgemm.PackedB, b []float32, out int, y []float32) {
 	for i := 0; i < n; i++ {
 		copy(y[i*out:(i+1)*out], b)
 	}
-	gemm(false, false, n, out, in, x, in, wt, out, 1, y, out)
+	nw := workers((out + 15) / 16)
+	if nw <= 1 || 2*n*out*in < gemmSplitFLOPs {
+		sgemm.GemmPackedB(false, n, x, in, pw, 0, out, 1, y, out)
+		return
+	}
+	panels := (out + 15) / 16
+	thePool.run(nw, func(w int) {
+		j0, j1 := min(out, panels*w/nw*16), min(out, panels*(w+1)/nw*16)
+		sgemm.GemmPackedB(false, n, x, in, pw, j0, j1, 1, y, out)
+	})
 }
 
 // linearBackward computes gw [out][in] = dyᵀ·x, gb [out] = Σ dy and, when dx is not nil,
@@ -346,17 +356,6 @@ func linearBackward(x []float32, n, in int, w []float32, out int, dy, gw, gb, dx
 	if dx != nil {
 		gemm(false, false, n, in, out, dy, out, w, in, 0, dx, in)
 	}
-}
-
-// transpose returns the [cols][rows] transpose of a [rows][cols] matrix.
-func transpose(a []float32, rows, cols int) []float32 {
-	t := make([]float32, len(a))
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			t[c*rows+r] = a[r*cols+c]
-		}
-	}
-	return t
 }
 
 // relu applies max(0, ·) in place.
