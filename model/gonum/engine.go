@@ -135,16 +135,10 @@ func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
 	s := n * cells
 	a, h, t := ws.a[:C*s], ws.h[:C*s], ws.t[:C*s]
 	// stem: NCHW input
-	conv3(&ws.col, e.stemW, e.stemP, C, c.InputPlanes, planes, cells, c.InputPlanes*cells, n, a, func(s0, s1 int) {
-		biasAct(a, e.stemB, nil, s, s0, s1, true)
-	})
+	conv3(&ws.col, e.stemW, e.stemP, C, c.InputPlanes, planes, cells, c.InputPlanes*cells, n, a, &epilogue{bias: e.stemB, act: true})
 	for _, b := range e.blocks {
-		conv3(&ws.col, b.w1, b.p1, C, C, a, s, cells, n, h, func(s0, s1 int) {
-			biasAct(h, b.b1, nil, s, s0, s1, true)
-		})
-		conv3(&ws.col, b.w2, b.p2, C, C, h, s, cells, n, t, func(s0, s1 int) {
-			biasAct(t, b.b2, a, s, s0, s1, true)
-		})
+		conv3(&ws.col, b.w1, b.p1, C, C, a, s, cells, n, h, &epilogue{bias: b.b1, act: true})
+		conv3(&ws.col, b.w2, b.p2, C, C, h, s, cells, n, t, &epilogue{bias: b.b2, res: a, act: true})
 		a, t = t, a
 	}
 	// policy head

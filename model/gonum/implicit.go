@@ -62,6 +62,35 @@ func unpad(t []float32, ldt, c, s0, s1 int, out []float32, ldo int) {
 	}
 }
 
+// unpadEpilogue is unpad with the epilogue fused: out = max(t + bias (+ res), floor) in one pass.
+func unpadEpilogue(t []float32, ldt, c, s0, s1 int, out []float32, ldo int, epi *epilogue) {
+	floor := reluFloor(epi.act)
+	for ch := 0; ch < c; ch++ {
+		bv := epi.bias[ch]
+		for s := s0; s < s1; s++ {
+			from := t[ch*ldt+(s-s0)*padS:]
+			lo := ch*ldo + s*cells
+			to := out[lo : lo+cells]
+			if epi.res != nil {
+				res := epi.res[lo : lo+cells]
+				for r := 0; r < side; r++ {
+					f, d, q := from[r*padW:r*padW+side], to[r*side:(r+1)*side], res[r*side:(r+1)*side]
+					for i, v := range f {
+						d[i] = max(v+bv+q[i], floor)
+					}
+				}
+				continue
+			}
+			for r := 0; r < side; r++ {
+				f, d := from[r*padW:r*padW+side], to[r*side:(r+1)*side]
+				for i, v := range f {
+					d[i] = max(v+bv, floor)
+				}
+			}
+		}
+	}
+}
+
 // tapOffsets fills off[ci*9 + ky*3 + kx] = ci*L + padLead + (ky−1)*12 + (kx−1): where the GEMM row
 // for channel ci and tap (ky, kx) starts in padded planes of row length L.
 func tapOffsets(c, L int, off []int) {
@@ -78,7 +107,7 @@ func tapOffsets(c, L int, off []int) {
 var offPool = newIntPool()
 
 // conv3Implicit is conv3 as an implicit GEMM (see above).
-func conv3Implicit(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, in []float32, cs, ns, n int, out []float32, epi func(s0, s1 int)) {
+func conv3Implicit(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, in []float32, cs, ns, n int, out []float32, epi *epilogue) {
 	if pw == nil {
 		pw = sgemm.PackA(false, cout, cin*9, w, cin*9)
 	}
@@ -96,9 +125,10 @@ func conv3Implicit(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, i
 			padPlanes(in, cs, ns, cin, s0, s1, p, L)
 			tapOffsets(cin, L, off)
 			sgemm.GemmRows(pw, N, p, off, 0, t, N)
-			unpad(t, N, cout, s0, s1, out, ldo)
 			if epi != nil {
-				epi(s0, s1)
+				unpadEpilogue(t, N, cout, s0, s1, out, ldo, epi)
+			} else {
+				unpad(t, N, cout, s0, s1, out, ldo)
 			}
 		}
 	})

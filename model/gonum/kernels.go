@@ -201,12 +201,12 @@ var convBackChunk = 4
 
 // conv3 computes a 3×3, pad-1 convolution of n samples: out[co][s*121+p] (CS layout, row stride
 // n*121) = Σ w[co][ci*9+k] · in(ci, s, neighbour k of p), with in addressed as in im2col. Work is
-// split over the batch between goroutines; epi, if not nil, runs on each finished chunk [s0, s1)
-// (in the goroutine that computed it) to apply bias, residual and ReLU while the data is in cache.
+// split over the batch between goroutines; epi, if not nil, is applied to each finished chunk of
+// samples (in the goroutine that computed it) while the data is in cache: bias, residual and ReLU.
 // pw is w packed (sgemm.PackA(false, cout, cin*9, w, cin*9)), or nil to pack it here. On the SIMD
 // kernel the convolution is an implicit GEMM over zero-padded planes (implicit.go); on the fallback
 // it is im2col + GEMM.
-func conv3(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, in []float32, cs, ns, n int, out []float32, epi func(s0, s1 int)) {
+func conv3(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, in []float32, cs, ns, n int, out []float32, epi *epilogue) {
 	if implicitConv() {
 		conv3Implicit(sc, w, pw, cout, cin, in, cs, ns, n, out, epi)
 		return
@@ -215,7 +215,7 @@ func conv3(sc *scratch, w []float32, pw *sgemm.PackedA, cout, cin int, in []floa
 }
 
 // conv3Im2col is conv3 by im2col + GEMM, one chunk of convChunk samples at a time.
-func conv3Im2col(sc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int, out []float32, epi func(s0, s1 int)) {
+func conv3Im2col(sc *scratch, w []float32, cout, cin int, in []float32, cs, ns, n int, out []float32, epi *epilogue) {
 	k := cin * 9
 	ldo := n * cells
 	sc.reserve(workers(n))
@@ -227,7 +227,7 @@ func conv3Im2col(sc *scratch, w []float32, cout, cin int, in []float32, cs, ns, 
 			im2col(in, cs, ns, cin, s0, s1, col)
 			gemm(false, false, cout, m, k, w, k, col, m, 0, out[s0*cells:], ldo)
 			if epi != nil {
-				epi(s0, s1)
+				biasAct(out, epi.bias, epi.res, ldo, s0, s1, epi.act)
 			}
 		}
 	})
@@ -371,6 +371,14 @@ func reluFloor(act bool) float32 {
 		return 0
 	}
 	return float32(math.Inf(-1))
+}
+
+// epilogue is what conv3 applies to its output: out = ReLU(out + bias[c] (+ res)), ReLU when act;
+// res, if not nil, has out's CS layout.
+type epilogue struct {
+	bias []float32
+	res  []float32
+	act  bool
 }
 
 // biasAct adds b[c] to row c of the CS region of samples [s0, s1) (row stride ld) and, when res is
