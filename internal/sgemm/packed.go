@@ -27,9 +27,23 @@ type buffers struct {
 	tile [mr * nr]float32
 }
 
-var bufPool = sync.Pool{New: func() any {
-	return &buffers{a: make([]float32, mc*maxKC), b: make([]float32, maxKC*nc)}
-}}
+var bufPool = sync.Pool{New: func() any { return new(buffers) }}
+
+// packA and packB return the buffers with room for an mc×kc block of A and a kc×nb block of B
+// (panels rounded up), grown on first use: GemmRows needs neither, GemmPackedB only A.
+func (b *buffers) packA(kc int) []float32 {
+	if n := (mc + mr - 1) / mr * mr * kc; len(b.a) < n {
+		b.a = make([]float32, n)
+	}
+	return b.a
+}
+
+func (b *buffers) packB(kc, nb int) []float32 {
+	if n := kc * ((nb + nr - 1) / nr * nr); len(b.b) < n {
+		b.b = make([]float32, n)
+	}
+	return b.b
+}
 
 // gemmPacked adds op(A)·op(B) into C (k > 0, m, n > 0, arguments checked). Row i of the stored B
 // starts at b[boff[i]], or at b[i*ldb] when boff is nil.
@@ -43,11 +57,13 @@ func gemmPacked(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
-			packB(tB, b, ldb, boff, pc, kb, jc, nb, buf.b)
+			pbuf := buf.packB(kc, nb)
+			packB(tB, b, ldb, boff, pc, kb, jc, nb, pbuf)
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
-				packA(tA, a, lda, ic, mb, pc, kb, buf.a)
-				macro(mb, nb, kb, buf.a, buf.b, &buf.tile, c[ic*ldc+jc:], ldc)
+				abuf := buf.packA(kc)
+				packA(tA, a, lda, ic, mb, pc, kb, abuf)
+				macro(mb, nb, kb, abuf, pbuf, &buf.tile, c[ic*ldc+jc:], ldc)
 			}
 		}
 	}
@@ -255,8 +271,9 @@ func GemmPackedB(tA bool, m int, a []float32, lda int, b *PackedB, j0, j1 int, b
 		pb := b.panels[pc*np+j0*kb:]
 		for ic := 0; ic < m; ic += mc {
 			mb := min(mc, m-ic)
-			packA(tA, a, lda, ic, mb, pc, kb, buf.a)
-			macro(mb, w, kb, buf.a, pb, &buf.tile, cc[ic*ldc:], ldc)
+			abuf := buf.packA(b.kc)
+			packA(tA, a, lda, ic, mb, pc, kb, abuf)
+			macro(mb, w, kb, abuf, pb, &buf.tile, cc[ic*ldc:], ldc)
 		}
 	}
 }
