@@ -209,16 +209,7 @@ func PackB(tB bool, k, n int, b []float32, ldb int) *PackedB {
 	} else {
 		need("b", b, k, n, ldb)
 	}
-	p := &PackedB{k: k, n: n, b: make([]float32, k*n)}
-	for q := 0; q < k; q++ {
-		for j := 0; j < n; j++ {
-			if tB {
-				p.b[q*n+j] = b[j*ldb+q]
-			} else {
-				p.b[q*n+j] = b[q*ldb+j]
-			}
-		}
-	}
+	p := &PackedB{k: k, n: n, b: rowMajor(tB, k, n, b, ldb)}
 	if k == 0 || n == 0 {
 		return p
 	}

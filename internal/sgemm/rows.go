@@ -30,16 +30,7 @@ func PackA(tA bool, m, k int, a []float32, lda int) *PackedA {
 	} else {
 		need("a", a, m, k, lda)
 	}
-	p := &PackedA{m: m, k: k, a: make([]float32, m*k)}
-	for i := 0; i < m; i++ {
-		for q := 0; q < k; q++ {
-			if tA {
-				p.a[i*k+q] = a[q*lda+i]
-			} else {
-				p.a[i*k+q] = a[i*lda+q]
-			}
-		}
-	}
+	p := &PackedA{m: m, k: k, a: rowMajor(tA, m, k, a, lda)}
 	if k == 0 || m == 0 {
 		return p
 	}
@@ -152,4 +143,20 @@ func GemmOff(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, off []
 		return
 	}
 	gemmPacked(tA, tB, m, n, k, a, lda, b, 0, off, c, ldc)
+}
+
+// rowMajor returns op(X) (rows×cols; X is cols×rows when trans) as a contiguous row-major copy.
+func rowMajor(trans bool, rows, cols int, x []float32, ld int) []float32 {
+	out := make([]float32, rows*cols)
+	for i := 0; i < rows; i++ {
+		row := out[i*cols : (i+1)*cols]
+		if !trans {
+			copy(row, x[i*ld:i*ld+cols])
+			continue
+		}
+		for j := range row {
+			row[j] = x[j*ld+i]
+		}
+	}
+	return out
 }

@@ -189,12 +189,7 @@ func conv3BackwardImplicit(sc, dsc, psc *scratch, w []float32, cout, cin int, in
 			}
 		}
 	})
-	copy(gw, psc.bufs[0][:cout*k])
-	for wk := 1; wk < nw; wk++ {
-		for i, v := range psc.bufs[wk][:cout*k] {
-			gw[i] += v
-		}
-	}
+	sumPartials(gw[:cout*k], psc, nw)
 }
 
 // intPool recycles []int buffers (tap offsets) between calls.

@@ -276,10 +276,15 @@ func conv3BackwardIm2col(sc, dsc, psc *scratch, w []float32, cout, cin int, in [
 			}
 		}
 	})
-	copy(gw, psc.bufs[0][:cout*k])
+	sumPartials(gw[:cout*k], psc, nw)
+}
+
+// sumPartials sets dst to the sum of the first nw workers' buffers in sc (each at least len(dst)).
+func sumPartials(dst []float32, sc *scratch, nw int) {
+	copy(dst, sc.bufs[0][:len(dst)])
 	for wk := 1; wk < nw; wk++ {
-		for i, v := range psc.bufs[wk][:cout*k] {
-			gw[i] += v
+		for i, v := range sc.bufs[wk][:len(dst)] {
+			dst[i] += v
 		}
 	}
 }
