@@ -1,8 +1,12 @@
 // Package gonum is the pure-Go backend of the YINSH Zero network (default build, no cgo): inference and
-// training on gonum's float32 BLAS (blas32). Convolutions are im2col + GEMM over chunks of the batch,
-// split between goroutines; batch norm runs in training mode (batch statistics) during TrainStep and
-// is folded into the convolutions for inference (Engine). It is the reference implementation for
-// tests and what a Go game client links (through model/policy).
+// training on internal/sgemm, whose AVX2+FMA micro-kernels are Go assembly chosen at run time from
+// the CPU's features, with gonum's float32 BLAS (blas32) as the fallback on other CPUs and
+// architectures or when YINSH_KERNEL=gonum (Kernel says which is in use). On the SIMD path 3×3
+// convolutions are implicit GEMMs over zero-padded planes (implicit.go); on the fallback they are
+// im2col + GEMM. Work is split over chunks of the batch between the goroutines of one pool
+// (pool.go). Batch norm runs in training mode (batch statistics) during TrainStep and is folded into
+// the convolutions for inference (Engine). It is the reference implementation for tests and what a
+// Go game client links (through model/policy).
 package gonum
 
 import (
