@@ -122,9 +122,9 @@ type analyzeAnswer struct {
 	Policy   []actionStat `json:"policy"`
 	PV       []string     `json:"pv"`
 	Position string       `json:"position"`
-	TimeMS   float64      `json:"time_ms"`   // the search
-	TotalMS  float64      `json:"total_ms"`  // the request, from its body read to the answer
-	QueueMS  float64      `json:"queue_ms"`  // waiting for a search slot
+	TimeMS   float64      `json:"time_ms"`  // the search
+	TotalMS  float64      `json:"total_ms"` // the request, from its body read to the answer
+	QueueMS  float64      `json:"queue_ms"` // waiting for a search slot
 }
 
 func statOf(st selfplay.ActionStat) actionStat {
