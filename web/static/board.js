@@ -86,19 +86,17 @@ const YINSH = (() => {
           }
         }
       }
-      // coordinates on the edges: letters below each column, numbers left of each row (and right)
-      RANGES.forEach(([lo, hi], c) => {
-        const q = at(c, lo - 0.75);
-        el("text", { x: q.x, y: q.y + 4, class: "coord" }, this.gGrid).textContent = COLS[c];
-        const t = at(c, hi + 0.7);
-        el("text", { x: t.x, y: t.y + 4, class: "coord" }, this.gGrid).textContent = COLS[c];
+      // coordinates on the edges: each column's letter below its lowest point, each row's number
+      // beyond its first point (rows run down to the right, so the numbers stand on the left edges)
+      RANGES.forEach(([lo], c) => {
+        const q = at(c, lo - 0.8);
+        el("text", { x: q.x, y: q.y + 4, class: "coord coord-col" }, this.gGrid).textContent = COLS[c];
       });
       for (let r = 1; r <= 11; r++) {
-        let cmin = 11, cmax = -1;
-        for (let c = 0; c < 11; c++) if (valid(c, r)) { cmin = Math.min(cmin, c); cmax = Math.max(cmax, c); }
-        const q = at(cmin - 0.7, r), t = at(cmax + 0.7, r);
-        el("text", { x: q.x, y: q.y + 4, class: "coord" }, this.gGrid).textContent = r;
-        el("text", { x: t.x, y: t.y + 4, class: "coord" }, this.gGrid).textContent = r;
+        let cmin = 11;
+        for (let c = 0; c < 11; c++) if (valid(c, r)) cmin = Math.min(cmin, c);
+        const q = at(cmin - 0.8, r);
+        el("text", { x: q.x, y: q.y + 4, class: "coord coord-row" }, this.gGrid).textContent = r;
       }
     }
 
