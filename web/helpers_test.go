@@ -196,3 +196,5 @@ func mustRead(t testing.TB, path string) []byte {
 	}
 	return data
 }
+
+func decodeInto(data []byte, out any) error { return json.Unmarshal(data, out) }

@@ -271,15 +271,18 @@ const Analyse = {
         for (const c of [i + 1, a.token, a.prior.toFixed(3), a.visits, a.q === null ? "–" : a.q.toFixed(3)]) tr.insertCell().textContent = c;
       });
       $("an-pv").textContent = r.pv.length ? "PV: " + r.pv.join(" ") : "";
-      if ($("an-heat").checked && r.policy.length) {
+      const heatBy = $("an-heat").value;
+      if (heatBy && r.policy.length) {
         const heat = {};
+        const total = r.policy.reduce((s, a) => s + a.visits, 0) || 1;
         for (const a of r.policy) {
+          const w = heatBy === "visits" ? a.visits / total : a.prior;
           const t = YINSH.parseToken(a.token);
           if (!t) continue;
           const pts = t.kind === "move" ? [t.to] : t.kind === "row" ? YINSH.linePoints(t.from, t.to) : t.at ? [t.at] : [];
-          for (const p of pts) heat[p] = (heat[p] || 0) + a.prior;
+          for (const p of pts) heat[p] = (heat[p] || 0) + w;
         }
-        const m = Math.max(...Object.values(heat));
+        const m = Math.max(...Object.values(heat)) || 1;
         for (const k in heat) heat[k] /= m;
         marks.heat = heat;
       }
