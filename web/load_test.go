@@ -143,4 +143,3 @@ func TestAnalysisOverhead(t *testing.T) {
 		t.Fatalf("median overhead %v, want under 5 ms", over[50])
 	}
 }
-
