@@ -18,7 +18,7 @@ import (
 // blitz game against random by clicking the board (one action typed as a token), then looks at the
 // analysis, the watch and the dashboard pages, saving screenshots into $YINSH_ARTIFACTS (default a
 // temporary directory). Without Chromium it is skipped, unless YINSH_BROWSER_TEST=1 (as .ci/run
-// sets), which makes it fail instead. It is skipped under -short.
+// sets), which makes it fail instead. It is skipped under -short (the race detector's run).
 
 // chromiumPath finds the browser: $YINSH_CHROMIUM, else chromium or google-chrome on the PATH.
 func chromiumPath() string {
@@ -84,8 +84,8 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		t.Fatal("YINSH_BROWSER_TEST=1 but no Chromium found (install Debian's chromium package, or set YINSH_CHROMIUM)")
 	case path == "":
 		t.Skip("skipping the browser test: Chromium is not installed (apt-get install -y chromium; YINSH_BROWSER_TEST=1 makes this a failure)")
-	case testing.Short() && !mandatory:
-		t.Skip("skipping the browser test in -short mode")
+	case testing.Short():
+		t.Skip("skipping the browser test in -short mode (go test ./... runs it)")
 	}
 	art := artifactsDir(t)
 	runs, _ := makeRuns(t)
