@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -64,6 +65,9 @@ func (st *gameStore) add(g *game) (uint64, error) {
 			if o.mu.TryLock() {
 				if now.Sub(o.used) > st.idle {
 					delete(st.games, id)
+					if o.agent != nil {
+						o.release()
+					}
 				}
 				o.mu.Unlock()
 			}
@@ -82,9 +86,16 @@ func (st *gameStore) add(g *game) (uint64, error) {
 
 func (st *gameStore) remove(id string) bool {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	_, ok := st.games[id]
+	g, ok := st.games[id]
 	delete(st.games, id)
+	st.mu.Unlock()
+	if ok {
+		g.mu.Lock()
+		if g.agent != nil {
+			g.release()
+		}
+		g.mu.Unlock()
+	}
 	return ok
 }
 
@@ -108,6 +119,29 @@ type agentView struct {
 	Top    []actionStat `json:"top,omitempty"`
 	PV     []string     `json:"pv,omitempty"`
 	TimeMS float64      `json:"time_ms"`
+}
+
+// observe tells the agent an action was played, for players that follow the game (external
+// engines, which are sent every action).
+func (g *game) observe(a env.Action) {
+	if ob, ok := g.agent.(selfplay.Observer); ok {
+		ob.Observe(a)
+	}
+}
+
+// resync starts the agent's game again and replays the moves to it (after an undo).
+func (g *game) resync() {
+	g.agent.NewGame()
+	for _, a := range g.moves {
+		g.observe(a)
+	}
+}
+
+// release gives back what the agent holds (an external engine's process goes back to its pool).
+func (g *game) release() {
+	if c, ok := g.agent.(io.Closer); ok {
+		c.Close()
+	}
 }
 
 func (g *game) viewLocked() gameView {
@@ -154,20 +188,23 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	g := &game{variant: v, human: c, state: *env.NewState(v), started: now, used: now}
+	g.mu.Lock() // until its agent is made: no request on it before
 	seq, err := s.games.add(g)
 	if err != nil {
+		g.mu.Unlock()
 		fail(w, err)
 		return
 	}
 	agent, err := s.factory(s.opts.Seed + seq)
 	if err != nil {
+		g.mu.Unlock()
 		s.games.remove(g.id)
 		fail(w, err)
 		return
 	}
-	g.agent = agent
-	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.agent = agent
+	g.agent.NewGame()
 	w.Header().Set("Location", "/api/games/"+g.id)
 	writeJSON(w, http.StatusCreated, g.viewLocked())
 }
@@ -245,6 +282,9 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 			}
 			hist, moves = append(hist, prev), append(moves, a)
 		}
+		for _, a := range moves[len(g.moves):] {
+			g.observe(a)
+		}
 		g.state, g.history, g.moves = st, hist, moves
 		return http.StatusOK, g.viewLocked(), nil
 	})
@@ -269,13 +309,16 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 		d, err := g.agent.Decide(&st)
 		release()
 		if err != nil {
-			return 0, nil, fmt.Errorf("agent %s: %w", g.agent.Name(), err)
+			g.resync() // an external engine restarted after a failure follows the game again
+			return 0, nil, errorf(http.StatusBadGateway, "agent %s failed: %s (POST agent again to retry)", g.agent.Name(), tidy(err.Error()))
 		}
 		prev := g.state
 		if err := g.state.ApplyAction(d.Action); err != nil {
-			return 0, nil, fmt.Errorf("agent %s played an illegal action: %w", g.agent.Name(), err)
+			g.resync()
+			return 0, nil, errorf(http.StatusBadGateway, "agent %s played an illegal action: %s", g.agent.Name(), tidy(err.Error()))
 		}
 		g.history, g.moves = append(g.history, prev), append(g.moves, d.Action)
+		g.observe(d.Action)
 		g.view = &agentView{Action: d.Action.String(), PV: tokensOf(d.PV), TimeMS: ms(time.Since(start))}
 		if d.HasValue {
 			g.view.WDL = roundWDL(d.WDL)
@@ -304,7 +347,7 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		g.view = nil
-		g.agent.NewGame()
+		g.resync()
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }

@@ -96,45 +96,9 @@ func TestServePlaysAndReplays(t *testing.T) {
 	if strings.Contains(out.String(), "WARNING") || !strings.Contains(out.String(), "yinsh serve: http://127.0.0.1:") {
 		t.Fatalf("startup lines %q", out)
 	}
-	post := func(path string, body string, v any) {
-		t.Helper()
-		res, err := http.Post(url+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		if res.StatusCode >= 300 {
-			data, _ := io.ReadAll(res.Body)
-			t.Fatalf("%s: %d %s", path, res.StatusCode, data)
-		}
-		if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	type view struct {
-		ID       string   `json:"id"`
-		Legal    []string `json:"legal"`
-		YourTurn bool     `json:"your_turn"`
-		Result   string   `json:"result"`
-		Variant  string   `json:"variant"`
-	}
-	var g view
-	post("/api/games", `{"color":"black"}`, &g)
+	g := playServed(t, url, `{"color":"black"}`, false)
 	if g.Variant != "blitz" {
 		t.Fatalf("--variant blitz not the default: %+v", g)
-	}
-	rng := rand.New(rand.NewPCG(5, 5))
-	for n := 0; g.Result == "ongoing"; n++ {
-		if n > 2000 {
-			t.Fatal("the game does not end")
-		}
-		prev := g
-		g = view{}
-		if prev.YourTurn {
-			post("/api/games/"+prev.ID+"/play", `{"action":"`+prev.Legal[rng.IntN(len(prev.Legal))]+`"}`, &g)
-		} else {
-			post("/api/games/"+prev.ID+"/agent", ``, &g)
-		}
 	}
 	dir := t.TempDir()
 	for _, kind := range []string{"tokens", "sgf"} {
@@ -168,5 +132,71 @@ func TestServeRemoteWarns(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Fatalf("info: %d", res.StatusCode)
+	}
+}
+
+type servedView struct {
+	ID       string   `json:"id"`
+	Legal    []string `json:"legal"`
+	Moves    []string `json:"moves"`
+	YourTurn bool     `json:"your_turn"`
+	Result   string   `json:"result"`
+	Variant  string   `json:"variant"`
+}
+
+// playServed creates a game with body and plays it to its end through the API: random legal
+// actions for the human, the agent endpoint for the agent; with undo, it takes back one turn once
+// the rings are placed.
+func playServed(t *testing.T, url, body string, undo bool) servedView {
+	t.Helper()
+	post := func(path string, body string, v any) {
+		t.Helper()
+		res, err := http.Post(url+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode >= 300 {
+			data, _ := io.ReadAll(res.Body)
+			t.Fatalf("%s: %d %s", path, res.StatusCode, data)
+		}
+		if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var g servedView
+	post("/api/games", body, &g)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for n := 0; g.Result == "ongoing"; n++ {
+		if n > 2000 {
+			t.Fatal("the game does not end")
+		}
+		prev := g
+		g = servedView{}
+		switch {
+		case undo && prev.YourTurn && len(prev.Moves) > 14:
+			post("/api/games/"+prev.ID+"/undo", ``, &g)
+			if len(g.Moves) >= len(prev.Moves) {
+				t.Fatalf("undo: %d moves, %d before", len(g.Moves), len(prev.Moves))
+			}
+			undo = false
+		case prev.YourTurn:
+			post("/api/games/"+prev.ID+"/play", `{"action":"`+prev.Legal[rng.IntN(len(prev.Legal))]+`"}`, &g)
+		default:
+			post("/api/games/"+prev.ID+"/agent", ``, &g)
+		}
+	}
+	return g
+}
+
+// TestServeExternalEngine: the agent is another program speaking the engine protocol (yinsh engine
+// itself, one process per game): it plays whole games through the API, an undo included.
+func TestServeExternalEngine(t *testing.T) {
+	url, _ := serveFor(t, &ServeOptions{Addr: "127.0.0.1:0", Player: engineSpec(t, "--player heuristic"), Variant: env.Blitz})
+	for _, color := range []string{"white", "black"} {
+		g := playServed(t, url, `{"color":"`+color+`"}`, true)
+		if g.Result == "ongoing" || len(g.Moves) < 10 {
+			t.Fatalf("%s: %+v", color, g)
+		}
 	}
 }
