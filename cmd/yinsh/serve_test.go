@@ -200,3 +200,45 @@ func TestServeExternalEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCheckpoint: a network agent plays and analyses; its analysis reports the network's
+// policy (not uniform) over every legal action.
+func TestServeCheckpoint(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "net.ckpt")
+	if _, errs, code := runCLI(t, "", "model", "init", "--net", "tiny", "--seed", "3", "--variant", "blitz", "--out", ck); code != 0 {
+		t.Fatalf("model init: %s", errs)
+	}
+	url, _ := serveFor(t, &ServeOptions{Addr: "127.0.0.1:0", Player: ck, Variant: env.Blitz, Sims: 16, Leaves: 8, Searches: 2,
+		MaxSims: 64, MaxMoveTime: time.Second})
+	g := playServed(t, url, `{"color":"white"}`, false)
+	if g.Result == "ongoing" {
+		t.Fatalf("%+v", g)
+	}
+	res, err := http.Post(url+"/api/analyze", "application/json", strings.NewReader(`{"moves":["e5","f6"],"sims":32,"top":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var a struct {
+		Player   string     `json:"player"`
+		Searched bool       `json:"searched"`
+		Sims     int        `json:"sims"`
+		WDL      [3]float64 `json:"wdl"`
+		Policy   []struct {
+			Prior float64 `json:"prior"`
+		} `json:"policy"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&a); err != nil || res.StatusCode != 200 {
+		t.Fatalf("analyze: %d %v", res.StatusCode, err)
+	}
+	if !a.Searched || a.Sims != 32 || a.Player != "net" || len(a.Policy) != 83 {
+		t.Fatalf("analysis %+v", a)
+	}
+	lo, hi, sum := 1.0, 0.0, 0.0
+	for _, p := range a.Policy {
+		lo, hi, sum = min(lo, p.Prior), max(hi, p.Prior), sum+p.Prior
+	}
+	if hi-lo < 1e-4 || sum < 0.99 || sum > 1.01 {
+		t.Fatalf("priors in [%g, %g], sum %g: not the network's policy", lo, hi, sum)
+	}
+}
