@@ -33,7 +33,13 @@ function resultText(view) {
 
 // ---------- tabs
 
+// the views other than play are built on first show, to keep the page's load short
+const views = () => ({ analyse: Analyse, watch: Watch, dashboard: Dash });
+const built = {};
+
 function showTab(name) {
+  const v = views()[name];
+  if (v && !built[name]) { built[name] = true; v.init(); }
   for (const s of document.querySelectorAll(".page")) s.hidden = s.id !== name;
   for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.tab === name);
   if (name === "watch") Watch.refreshRuns();
@@ -476,13 +482,14 @@ const Dash = {
 
 window.addEventListener("DOMContentLoaded", async () => {
   for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => showTab(b.dataset.tab));
-  Play.init(); Analyse.init(); Watch.init(); Dash.init();
+  Play.init();
   try {
     const info = await api("GET", "/api/info");
     $("server-info").textContent = "agent: " + info.player + (info.runs ? "" : " · no --runs");
     $("ng-variant").value = info.variant;
     $("an-variant").value = info.variant;
     if (info.sims) $("an-sims").value = Math.min(info.sims, info.max_sims);
+    Play.info = info;
   } catch (e) { $("server-info").textContent = e.message; }
   const tab = location.hash.slice(1);
   showTab(["play", "analyse", "watch", "dashboard"].includes(tab) ? tab : "play");
