@@ -271,7 +271,8 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 	click("#tab-watch")
 	run("wait for the games", chromedp.WaitVisible(chromedp.CSS(`#w-games tr:nth-child(3)`)))
 	click(`#w-games tr:nth-child(3)`)
-	for deadline := time.Now().Add(10 * time.Second); !strings.HasPrefix(text("#w-ply"), "ply 0/"); time.Sleep(20 * time.Millisecond) {
+	// the stepper says "ply 0/0" until a game is loaded, then "ply 0/N"
+	for deadline := time.Now().Add(10 * time.Second); text("#w-title") == "" || text("#w-ply") == "ply 0/0"; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the game did not load: %q %q", text("#w-ply"), text("#w-message"))
 		}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -413,23 +412,23 @@ func status(err error) int {
 
 // TestSearchPoolOverHTTP: with one slot and no queue, a second analysis while one runs gets 503.
 func TestSearchPoolOverHTTP(t *testing.T) {
-	_, ts := newTestServer(t, Options{Player: "rollout:100000", Searches: 1, Queue: -1, MaxMoveTime: 3 * time.Second})
-	long := map[string]any{"movetime": 600}
-	var wg sync.WaitGroup
-	wg.Add(1)
+	srv, ts := newTestServer(t, Options{Player: "rollout:100000", Searches: 1, Queue: -1, MaxMoveTime: 3 * time.Second})
+	done := make(chan int, 1)
 	go func() {
-		defer wg.Done()
-		call(t, nil, "POST", ts.URL+"/api/analyze", long)
+		st, _ := call(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"movetime": 800})
+		done <- st
 	}()
-	var st int
-	var data []byte
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if st, data = call(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"sims": 1}); st == 503 {
-			break
+	// once the long search holds the only slot, another one is refused at once
+	for deadline := time.Now().Add(5 * time.Second); len(srv.pool.slots) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the long search never started")
 		}
 	}
+	st, data := call(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"sims": 1})
 	wantError(t, st, data, 503, "search pool is full")
-	wg.Wait()
+	if st := <-done; st != 200 {
+		t.Fatalf("the long search: %d", st)
+	}
 	callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"sims": 1}, 200, nil)
 }
 
