@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
@@ -24,6 +26,18 @@ import (
 // directory: no request reads anything else.
 type runsDir struct {
 	root string // absolute, symbolic links resolved
+
+	mu    sync.Mutex
+	cache map[string]shardSummary // by resolved path: the games of a shard as last read
+}
+
+// shardSummary is the listing of one shard file, valid while its size and time are the same (a
+// finished shard never changes; one being written grows).
+type shardSummary struct {
+	size  int64
+	mtime time.Time
+	games []gameSummary
+	used  bool // seen in the latest listing of its run (entries not seen are dropped)
 }
 
 func openRuns(dir string) (*runsDir, error) {
@@ -42,7 +56,7 @@ func openRuns(dir string) (*runsDir, error) {
 	if !fi.IsDir() {
 		return nil, errors.New("web: --runs " + dir + " is not a directory")
 	}
-	return &runsDir{root: real}, nil
+	return &runsDir{root: real, cache: map[string]shardSummary{}}, nil
 }
 
 // safeName matches the names a request may give: one path element of ordinary characters, not
@@ -318,28 +332,66 @@ func readShardGames(path string, live bool, fn func(i int, r *datasets.Record)) 
 	}
 }
 
+// runGames lists the games of a run's shards, reading only the shards that changed since the last
+// listing (event streams list them every poll).
 func (s *Server) runGames(dir string) ([]gameSummary, int) {
 	var games []gameSummary
 	shards := 0
 	for _, sh := range s.shardFiles(dir) {
-		path := filepath.Join(dir, sh.sub, sh.name)
-		if _, ok := s.runs.within(path); !ok {
+		path, ok := s.runs.within(filepath.Join(dir, sh.sub, sh.name))
+		if !ok {
 			continue
 		}
-		shards++
-		name := sh.name
-		if sh.sub != "" {
-			name = sh.sub + "~" + sh.name
+		fi, err := os.Stat(path)
+		if err != nil {
+			continue // renamed meanwhile (a finished shard): the next listing has it
 		}
-		readShardGames(path, sh.live, func(i int, r *datasets.Record) {
-			games = append(games, gameSummary{Shard: name, Index: i, ID: strconv.FormatUint(r.ID, 10), Generator: r.Generator,
-				Variant: r.Variant.String(), Result: resultName(r.Outcome), Length: len(r.Actions), Live: sh.live})
-		})
+		shards++
+		rd := s.runs
+		rd.mu.Lock()
+		c, hit := rd.cache[path]
+		rd.mu.Unlock()
+		if !hit || c.size != fi.Size() || !c.mtime.Equal(fi.ModTime()) {
+			name := sh.name
+			if sh.sub != "" {
+				name = sh.sub + "~" + sh.name
+			}
+			c = shardSummary{size: fi.Size(), mtime: fi.ModTime()}
+			readShardGames(path, sh.live, func(i int, r *datasets.Record) {
+				c.games = append(c.games, gameSummary{Shard: name, Index: i, ID: strconv.FormatUint(r.ID, 10), Generator: r.Generator,
+					Variant: r.Variant.String(), Result: resultName(r.Outcome), Length: len(r.Actions), Live: sh.live})
+			})
+		}
+		c.used = true
+		rd.mu.Lock()
+		rd.cache[path] = c
+		rd.mu.Unlock()
+		games = append(games, c.games...)
 	}
+	s.runs.sweep(dir)
 	if len(games) > maxListedGames {
 		games = games[len(games)-maxListedGames:]
 	}
 	return games, shards
+}
+
+// sweep drops the cache entries of dir's shards that the latest listing did not see (temporary
+// shards renamed into finished ones), and marks the others unseen for the next listing.
+func (rd *runsDir) sweep(dir string) {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	prefix := dir + string(filepath.Separator)
+	for p, c := range rd.cache {
+		if !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		if !c.used {
+			delete(rd.cache, p)
+			continue
+		}
+		c.used = false
+		rd.cache[p] = c
+	}
 }
 
 func (s *Server) handleRunGames(w http.ResponseWriter, r *http.Request) {

@@ -3,12 +3,18 @@ package web
 import (
 	"bufio"
 	"encoding/json"
+	"io"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/env"
 )
 
 func TestRuns(t *testing.T) {
@@ -54,6 +60,25 @@ func TestRuns(t *testing.T) {
 		if len(rec.Moves) != g.Length || rec.ID != g.ID || rec.Recorded != g.Result || rec.Result != g.Result || len(rec.Plies) != g.Length+1 {
 			t.Fatalf("game %+v: %d moves, id %s, result %s", g, len(rec.Moves), rec.ID, rec.Recorded)
 		}
+	}
+	// a listing after a new shard is written has its games (the listing's cache sees the change)
+	w, err := datasets.NewWriter(filepath.Join(runs, "r1", "games"), datasets.WriterOptions{GamesPerShard: 1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(randomGame(rand.New(rand.NewPCG(4, 4)), 999, env.Blitz)); err != nil {
+		t.Fatal(err)
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games", nil, 200, &games)
+	found := 0
+	for _, g := range games.Games {
+		if g.ID == "999" && !g.Live {
+			found++
+		}
+	}
+	if len(games.Games) != 6 || found != 1 {
+		t.Fatalf("after a new shard: %+v", games.Games)
 	}
 	var rec recordAnswer
 	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/sgf/game.sgf", nil, 200, &rec)

@@ -33,6 +33,7 @@ const (
 	DefaultPoll        = time.Second
 	maxStreams         = 64 // server-sent event streams at once
 	maxTop             = 200
+	bodyTimeout        = 10 * time.Second // to read a request's body
 )
 
 // Options configures a Server.
@@ -370,6 +371,8 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return errorf(http.StatusUnsupportedMediaType, "content type %q: send application/json", ct)
 	}
+	// a body trickled in slowly holds no handler for long
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
 	err := decodeJSON(body, v)
 	var mbe *http.MaxBytesError
