@@ -240,6 +240,7 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		shot("board-midgame.png", "#play-board")
 	}
 	shot("board-final.png", "#play-board")
+	shot("play-final.png", "")
 	if !strings.Contains(st.Status, "Game over") || !(strings.Contains(st.Status, "wins") || strings.Contains(st.Status, "Draw")) {
 		t.Fatalf("the result is not shown: %q", st.Status)
 	}
