@@ -447,7 +447,9 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, ready func
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	// requests' contexts end with ctx: searches in flight and event streams stop at shutdown
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	if ready != nil {
 		ready(ln.Addr())
 	}

@@ -242,3 +242,34 @@ func TestServeCheckpoint(t *testing.T) {
 		t.Fatalf("priors in [%g, %g], sum %g: not the network's policy", lo, hi, sum)
 	}
 }
+
+// TestServeShutdownEndsStreams: an event stream open at shutdown ends with it.
+func TestServeShutdownEndsStreams(t *testing.T) {
+	runs := t.TempDir()
+	os.MkdirAll(filepath.Join(runs, "r"), 0o755)
+	os.WriteFile(filepath.Join(runs, "r", "metrics.jsonl"), []byte(`{"generation":1}`+"\n"), 0o644)
+	var out bytes.Buffer
+	opts := &ServeOptions{Addr: "127.0.0.1:0", Player: "random", Runs: runs, Out: &out, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Sims: 200, Leaves: 8, Searches: 2, MaxSims: 100, MaxMoveTime: time.Second}
+	ready := make(chan net.Addr, 1)
+	opts.Ready = func(a net.Addr) { ready <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	a := <-ready
+	c := &http.Client{Timeout: 6 * time.Second} // a stream the shutdown leaves open fails the test, not hangs it
+	res, err := c.Get("http://" + a.String() + "/api/runs/r/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	start := time.Now()
+	cancel()
+	io.Copy(io.Discard, res.Body) // ends when the server closes the stream
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("shutdown took %v with a stream open", el)
+	}
+}
