@@ -26,6 +26,9 @@ import (
 // directory: no request reads anything else.
 type runsDir struct {
 	root string // absolute, symbolic links resolved
+	// self is the name of the directory itself when it is a run (--runs runs/quickstart): it is
+	// then listed as a run of that name, unless a subdirectory has the name
+	self string
 
 	mu    sync.Mutex
 	cache map[string]shardSummary // by resolved path: the games of a shard as last read
@@ -56,7 +59,22 @@ func openRuns(dir string) (*runsDir, error) {
 	if !fi.IsDir() {
 		return nil, errors.New("web: --runs " + dir + " is not a directory")
 	}
-	return &runsDir{root: real, cache: map[string]shardSummary{}}, nil
+	rd := &runsDir{root: real, cache: map[string]shardSummary{}}
+	if base := filepath.Base(real); safeName.MatchString(base) && isRun(real) {
+		if _, err := os.Lstat(filepath.Join(real, base)); err != nil {
+			rd.self = base
+		}
+	}
+	return rd, nil
+}
+
+// isRun reports whether dir looks like a run: a metrics file or a games directory of shards.
+func isRun(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "metrics.jsonl")); err == nil {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(dir, "games"))
+	return err == nil && fi.IsDir()
 }
 
 // safeName matches the names a request may give: one path element of ordinary characters, not
@@ -81,6 +99,12 @@ func (rd *runsDir) within(path string) (string, bool) {
 // nothing about what lies outside).
 func (rd *runsDir) resolve(elems ...string) (string, error) {
 	p := rd.root
+	if len(elems) > 0 && rd.self != "" && elems[0] == rd.self {
+		p, elems = rd.root, elems[1:] // the directory itself
+		if len(elems) == 0 {
+			return p, nil
+		}
+	}
 	for _, e := range elems {
 		if !safeName.MatchString(e) || e == "." || e == ".." {
 			return "", errorf(http.StatusNotFound, "no such run or file %q", strings.Join(elems, "/"))
@@ -129,11 +153,22 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []runSummary{}
+	names := make([]string, 0, len(entries)+1)
+	if s.runs.self != "" {
+		names = append(names, s.runs.self)
+	}
 	for _, e := range entries {
-		if !safeName.MatchString(e.Name()) {
-			continue
+		names = append(names, e.Name())
+	}
+	for i, name := range names {
+		if !safeName.MatchString(name) || s.runs.self != "" && i > 0 && name == "games" {
+			continue // the run's own games directory is not a run of its own
 		}
-		dir, ok := s.runs.within(filepath.Join(s.runs.root, e.Name()))
+		path := filepath.Join(s.runs.root, name)
+		if i == 0 && s.runs.self != "" {
+			path = s.runs.root
+		}
+		dir, ok := s.runs.within(path)
 		if !ok {
 			continue
 		}
@@ -141,7 +176,7 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		sum := runSummary{Name: e.Name(), Modified: fi.ModTime().UTC().Format("2006-01-02T15:04:05Z")}
+		sum := runSummary{Name: name, Modified: fi.ModTime().UTC().Format("2006-01-02T15:04:05Z")}
 		sum.Generations = countLines(filepath.Join(dir, "metrics.jsonl"))
 		for _, sh := range s.shardFiles(dir) {
 			if sh.live {

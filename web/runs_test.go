@@ -218,3 +218,31 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("appended metrics event %v", m)
 	}
 }
+
+// TestRunsSelf: --runs naming one run directory lists that run under its own name.
+func TestRunsSelf(t *testing.T) {
+	runs, _ := makeRuns(t)
+	_, ts := newTestServer(t, Options{Runs: filepath.Join(runs, "r1")})
+	var list struct {
+		Runs []runSummary `json:"runs"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs", nil, 200, &list)
+	if len(list.Runs) != 1 || list.Runs[0].Name != "r1" || list.Runs[0].Generations != 2 || list.Runs[0].Shards != 1 {
+		t.Fatalf("runs %+v", list.Runs)
+	}
+	var games struct {
+		Games []gameSummary `json:"games"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games", nil, 200, &games)
+	if len(games.Games) != 5 {
+		t.Fatalf("%d games", len(games.Games))
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games/"+games.Games[0].Shard+"/0", nil, 200, nil)
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/sgf/game.sgf", nil, 200, nil)
+	for _, p := range []string{"/api/runs/r1/sgf/..%2fsecret.sgf", "/api/runs/..%2fr1/metrics", "/api/runs/r1/sgf/out.sgf"} {
+		status, data := call(t, nil, "GET", ts.URL+p, nil)
+		if status != 404 || strings.Contains(string(data), "TOPSECRET") {
+			t.Fatalf("%s: %d %s", p, status, data)
+		}
+	}
+}
