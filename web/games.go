@@ -29,6 +29,7 @@ type game struct {
 	started time.Time
 	used    time.Time
 	view    *agentView // the agent's view of its last decision
+	gone    bool       // deleted or dropped: its agent was given back, requests waiting on it get 404
 }
 
 // gameStore holds the sessions, at most max, dropping those untouched for idle.
@@ -139,6 +140,7 @@ func (g *game) resync() {
 
 // release gives back what the agent holds (an external engine's process goes back to its pool).
 func (g *game) release() {
+	g.gone = true
 	if c, ok := g.agent.(io.Closer); ok {
 		c.Close()
 	}
@@ -218,6 +220,10 @@ func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *gam
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.gone {
+		fail(w, errorf(http.StatusNotFound, "no game %q", g.id))
+		return
+	}
 	g.used = time.Now()
 	status, v, err := fn(g)
 	if err != nil {
