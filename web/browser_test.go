@@ -266,6 +266,10 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 	click("#an-go")
 	run("wait for the analysis", chromedp.WaitVisible(chromedp.CSS(`#an-table tr:nth-child(4)`)), chromedp.WaitVisible(chromedp.CSS(`#an-board .arrow`)),
 		chromedp.WaitVisible(chromedp.CSS(`#an-wdl .wdl-win`)), chromedp.WaitReady(chromedp.CSS(`#an-board .heatspot`)))
+	tip, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#an-board .arrow-hover title').textContent`))
+	if err != nil || !strings.Contains(tip, "prior") || !strings.Contains(tip, "visits") || !strings.Contains(tip, "Q ") {
+		t.Fatalf("a candidate drawn on the board does not give its numbers: %q %v", tip, err)
+	}
 	shot("analyse.png", "")
 
 	// watch: a run's game stepped through

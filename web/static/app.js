@@ -215,6 +215,7 @@ class Stepper {
 const Analyse = {
   init() {
     this.board = new YINSH.Board($("an-board"));
+    $("an-board").classList.add("view-only"); // no clicks on points: the candidates' numbers show on hover
     this.stepper = new Stepper(this.board, "an", (v) => { this.result = null; this.draw(v); });
     $("an-load").addEventListener("click", () => this.load(true));
     $("an-go").addEventListener("click", () => this.analyse());
@@ -259,7 +260,8 @@ const Analyse = {
     table.replaceChildren(); wdl.replaceChildren(); $("an-pv").textContent = "";
     if (r && view && r.position === view.position) {
       const maxV = Math.max(1, ...r.actions.map((a) => a.visits));
-      marks.arrows = r.actions.map((a, i) => ({ token: a.token, label: String(i + 1), weight: r.searched ? a.visits / maxV : a.prior }));
+      marks.arrows = r.actions.map((a, i) => ({ token: a.token, label: String(i + 1), weight: r.searched ? a.visits / maxV : a.prior,
+        title: a.token + ": prior " + a.prior.toFixed(3) + ", visits " + a.visits + ", Q " + (a.q === null ? "–" : a.q.toFixed(3)) }));
       if (r.wdl) {
         for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
           const d = document.createElement("div");
@@ -317,6 +319,7 @@ async function listRuns(select) {
 const Watch = {
   init() {
     this.board = new YINSH.Board($("w-board"));
+    $("w-board").classList.add("view-only");
     this.stepper = new Stepper(this.board, "w");
     this.board.render(null);
     $("w-run").addEventListener("change", () => this.open());

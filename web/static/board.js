@@ -194,6 +194,11 @@ const YINSH = (() => {
         lx = p.x; ly = p.y;
       }
       if (a.label) el("text", { x: lx + 9, y: ly - 9, class: "arrow-label" }, this.gArrows).textContent = a.label;
+      if (a.title) {
+        // the candidate's numbers where the pointer is: a hover target over the destination
+        const hot = el("circle", { cx: lx, cy: ly, r: 12, class: "arrow-hover" }, this.gArrows);
+        el("title", {}, hot).textContent = a.title;
+      }
     }
   }
 
