@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/yinsh-zero/yinsh/env"
 )
 
 // The browser test drives headless Chromium through the page as a person would: it plays a whole
@@ -88,7 +90,7 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		t.Skip("skipping the browser test in -short mode (go test ./... runs it)")
 	}
 	art := artifactsDir(t)
-	runs, _ := makeRuns(t)
+	runs, _, writer := makeRunsWriter(t)
 	_, ts := newTestServer(t, Options{Player: "random", Runs: runs, Poll: 50 * time.Millisecond})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -290,6 +292,17 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		t.Fatalf("watch stepper says %q", ply)
 	}
 	shot("watch.png", "")
+	// following the run live: a game that self-play finishes now is shown as it is written
+	run("follow live", chromedp.Click(chromedp.CSS("#w-follow")))
+	time.Sleep(200 * time.Millisecond) // the stream's first events
+	if err := writer.Append(randomGame(rand.New(rand.NewPCG(8, 8)), 777, env.Blitz)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(text("#w-title"), "game 777 "); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the live game was not shown: %q", text("#w-title"))
+		}
+	}
 
 	// dashboard: the run's curves, then a generation appended while the page is open
 	click("#tab-dashboard")

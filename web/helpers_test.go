@@ -144,6 +144,14 @@ func randomGame(rng *rand.Rand, id uint64, v env.Variant) *datasets.Record {
 // that no request may read.
 func makeRuns(t testing.TB) (runs, secret string) {
 	t.Helper()
+	runs, secret, _ = makeRunsWriter(t)
+	return runs, secret
+}
+
+// makeRunsWriter is makeRuns, also returning the writer of r1's shard in progress (games appended to
+// it show up as a run's live games).
+func makeRunsWriter(t testing.TB) (runs, secret string, w *datasets.Writer) {
+	t.Helper()
 	base := t.TempDir()
 	runs = filepath.Join(base, "runs")
 	secret = filepath.Join(base, "secret")
@@ -173,7 +181,7 @@ func makeRuns(t testing.TB) (runs, secret string) {
 	// links out of the runs directory
 	must(os.Symlink(secret, filepath.Join(runs, "evil")))
 	must(os.Symlink(filepath.Join(base, "secret.sgf"), filepath.Join(runs, "r1", "out.sgf")))
-	return runs, secret
+	return runs, secret, w
 }
 
 func metricsLine(gen int) string {
