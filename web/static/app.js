@@ -336,19 +336,21 @@ const Watch = {
     await this.list();
     if ($("w-follow").checked && this.run) {
       this.es = new EventSource("/api/runs/" + encodeURIComponent(this.run) + "/events");
-      this.es.addEventListener("games", async (e) => {
+      this.es.addEventListener("games", (e) => {
         const d = JSON.parse(e.data);
-        await this.list();
         if (d.latest) this.show(d.latest, true);
+        this.list();
       });
     }
   },
   async list() {
     const t = $("w-games");
-    t.replaceChildren();
-    if (!this.run) return;
+    if (!this.run) { t.replaceChildren(); return; }
+    const seq = this.listSeq = (this.listSeq || 0) + 1;
     let d;
     try { d = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/games"); } catch (e) { $("w-message").textContent = e.message; return; }
+    if (seq !== this.listSeq) return; // a later listing is on its way
+    t.replaceChildren();
     $("w-message").textContent = d.games.length + " games in " + d.shards + " shards" + (d.sgf.length ? ", " + d.sgf.length + " SGF files" : "");
     const head = t.insertRow();
     for (const h of ["shard", "#", "generator", "result", "length"]) { const th = document.createElement("th"); th.textContent = h; head.appendChild(th); }
@@ -364,15 +366,19 @@ const Watch = {
     }
   },
   async show(g, toEnd) {
+    const seq = this.seq = (this.seq || 0) + 1; // answers may come out of order: only the latest request's is shown
     try {
       const r = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/games/" + encodeURIComponent(g.shard) + "/" + g.index);
+      if (seq !== this.seq) return;
       $("w-title").textContent = r.generator + " · game " + r.id + " · " + r.variant + " · result " + r.recorded_result;
       this.stepper.set(r, toEnd ? undefined : 0);
     } catch (e) { $("w-message").textContent = e.message; }
   },
   async showSGF(f) {
+    const seq = this.seq = (this.seq || 0) + 1;
     try {
       const r = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/sgf/" + encodeURIComponent(f));
+      if (seq !== this.seq) return;
       $("w-title").textContent = f + " · " + r.variant + " · result " + r.recorded_result;
       this.stepper.set(r, 0);
     } catch (e) { $("w-message").textContent = e.message; }
