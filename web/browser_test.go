@@ -187,7 +187,9 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		return v
 	}
 	t.Logf("page load in the browser, first visit: %s", timing())
-	if loadMS > 1000 {
+	// a gross bound only: a freshly started browser on a loaded 2-core CI machine has taken 870 ms
+	// (BENCHMARKS.md has the figures; the server's part is TestPageLoad's)
+	if loadMS > 3000 {
 		t.Fatalf("the page took %.0f ms to load from loopback", loadMS)
 	}
 	run("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`)))
