@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/yinsh-zero/yinsh/env"
@@ -111,6 +113,42 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 	defer cancelB()
 	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
+	// every uncaught JavaScript exception (unhandled promise rejections included) and console error
+	// of the page fails the test
+	var jsMu sync.Mutex
+	var jsErrors []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch e := ev.(type) {
+		case *cdpruntime.EventExceptionThrown:
+			msg = e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				msg += " " + e.ExceptionDetails.Exception.Description
+			}
+		case *cdpruntime.EventConsoleAPICalled:
+			if e.Type != cdpruntime.ConsoleAPICalledTypeError {
+				return
+			}
+			msg = "console.error"
+			for _, a := range e.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		default:
+			return
+		}
+		jsMu.Lock()
+		jsErrors = append(jsErrors, msg)
+		jsMu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		jsMu.Lock()
+		defer jsMu.Unlock()
+		for _, e := range jsErrors {
+			t.Errorf("JavaScript error in the page: %s", e)
+		}
+	}()
 	run := func(what string, acts ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, acts...); err != nil {
@@ -203,6 +241,18 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 	}
 	// the first action by keyboard
 	run("type a token", chromedp.SendKeys(chromedp.CSS("#play-tokens"), "e5\n"))
+	st = settle(0)
+	if st.Moves != 2 || st.Phase != "place" {
+		t.Fatalf("after e5 and the agent's answer: %+v", st)
+	}
+	// undo takes back the agent's answer and e5; type it again
+	click("#play-undo")
+	for deadline := time.Now().Add(5 * time.Second); state().Moves != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("undo: %+v", state())
+		}
+	}
+	run("type a token again", chromedp.SendKeys(chromedp.CSS("#play-tokens"), "e5\n"))
 	st = settle(0)
 	rng := rand.New(rand.NewPCG(7, 7))
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
