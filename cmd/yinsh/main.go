@@ -61,6 +61,7 @@ func newRootCmd() *cobra.Command {
 		newTrainCmd(),
 		newSelfplayCmd(),
 		newPlayCmd(),
+		newServeCmd(),
 	)
 	registerCompletions(root)
 	return root

@@ -1,0 +1,314 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/engine"
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
+)
+
+// analyzers holds the server's analyzer (its --player) and those of the players a request may
+// name instead: random, heuristic and rollout:N (never a file: a client names no path).
+type analyzers struct {
+	opts Options
+	log  *slog.Logger
+	mu   sync.Mutex
+	m    map[string]*engine.Analyzer
+	lru  []string // the request players, least recently used first
+}
+
+const maxRequestPlayers = 8
+
+func newAnalyzers(opts Options, log *slog.Logger) *analyzers {
+	return &analyzers{opts: opts, log: log, m: map[string]*engine.Analyzer{}}
+}
+
+// get returns the analyzer of spec ("" is the server's player), building it on first use.
+func (as *analyzers) get(spec string) (*engine.Analyzer, error) {
+	key := spec
+	if spec == "" {
+		spec = as.opts.Player
+	} else if spec != "random" && spec != "heuristic" {
+		if !strings.HasPrefix(spec, "rollout:") {
+			return nil, errorf(http.StatusBadRequest, "player %q: a request may name random, heuristic or rollout:N (or none: the server's player)", spec)
+		}
+		if _, err := selfplay.ParseRollout(spec); err != nil {
+			return nil, errorf(http.StatusBadRequest, "%s", tidy(err.Error()))
+		}
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if a, ok := as.m[key]; ok {
+		as.touch(key)
+		return a, nil
+	}
+	po := as.opts.Players
+	a, err := engine.NewAnalyzer(engine.AnalyzerOptions{Player: spec, Sims: po.Sims, RolloutMix: po.RolloutMix,
+		Variant: po.Variant, Seed: as.opts.Seed, Parallel: as.opts.Searches, Load: po.Load})
+	if err != nil {
+		return nil, err
+	}
+	as.m[key] = a
+	if key != "" {
+		as.lru = append(as.lru, key)
+		if len(as.lru) > maxRequestPlayers {
+			// in-flight searches of the dropped one keep working: rollout, random and heuristic
+			// analyzers hold nothing that Close must stop
+			old := as.lru[0]
+			as.lru = as.lru[1:]
+			as.m[old].Close()
+			delete(as.m, old)
+		}
+	}
+	return a, nil
+}
+
+func (as *analyzers) touch(key string) {
+	for i, k := range as.lru {
+		if k == key {
+			as.lru = append(append(as.lru[:i:i], as.lru[i+1:]...), key)
+			return
+		}
+	}
+}
+
+func (as *analyzers) Close() error {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	var first error
+	for k, a := range as.m {
+		if err := a.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(as.m, k)
+	}
+	return first
+}
+
+type analyzeRequest struct {
+	positionRequest
+	Sims     *int   `json:"sims"`
+	MoveTime *int   `json:"movetime"`
+	Top      *int   `json:"top"`
+	Player   string `json:"player"`
+	ID       any    `json:"id"`
+}
+
+type actionStat struct {
+	Token  string   `json:"token"`
+	Prior  float64  `json:"prior"`
+	Visits int      `json:"visits"`
+	Q      *float64 `json:"q"` // null when unvisited
+}
+
+type analyzeAnswer struct {
+	ID       any          `json:"id,omitempty"`
+	Player   string       `json:"player"`
+	Side     string       `json:"side"`
+	Best     string       `json:"best"`
+	Searched bool         `json:"searched"`
+	Visits   int          `json:"visits"`
+	Sims     int          `json:"sims"`
+	WDL      *[3]float64  `json:"wdl"`
+	Actions  []actionStat `json:"actions"`
+	Policy   []actionStat `json:"policy"`
+	PV       []string     `json:"pv"`
+	Position string       `json:"position"`
+	TimeMS   float64      `json:"time_ms"`  // the search
+	TotalMS  float64      `json:"total_ms"` // the request, from its body read to the answer
+	QueueMS  float64      `json:"queue_ms"` // waiting for a search slot
+}
+
+func statOf(st selfplay.ActionStat) actionStat {
+	a := actionStat{Token: st.Action.String(), Prior: round(st.Prior, 1e5), Visits: st.Visits}
+	if st.Visits > 0 {
+		q := round(st.Q, 1e4)
+		a.Q = &q
+	}
+	return a
+}
+
+func round(x float32, scale float64) float64 {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return 0
+	}
+	return math.Round(float64(x)*scale) / scale
+}
+
+func roundWDL(w [3]float32) *[3]float64 {
+	return &[3]float64{round(w[0], 1e4), round(w[1], 1e4), round(w[2], 1e4)}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// analysisJob is a checked analysis request.
+type analysisJob struct {
+	state  *env.State
+	req    engine.AnalysisRequest
+	player string
+	id     any
+}
+
+// parseAnalyze checks a request against the server's bounds. Every search is bounded in time by
+// MaxMoveTime, whatever it asks.
+func (s *Server) parseAnalyze(req *analyzeRequest) (analysisJob, error) {
+	l, err := req.parse(s.opts.Players.Variant)
+	if err != nil {
+		return analysisJob{}, err
+	}
+	st := l.final()
+	if st.IsTerminal() {
+		return analysisJob{}, errorf(http.StatusBadRequest, "the game is over (result %s): nothing to analyse", resultName(st.Outcome()))
+	}
+	j := analysisJob{state: st, player: req.Player, id: req.ID}
+	j.req = engine.AnalysisRequest{State: st, Top: engine.DefaultAnalysisTop, MoveTime: s.opts.MaxMoveTime}
+	if req.Sims != nil {
+		if *req.Sims < 1 || *req.Sims > s.opts.MaxSims {
+			return j, errorf(http.StatusBadRequest, "sims %d: want [1, %d] (the server's --max-sims)", *req.Sims, s.opts.MaxSims)
+		}
+		j.req.Sims = *req.Sims
+	}
+	if req.MoveTime != nil {
+		max := s.opts.MaxMoveTime.Milliseconds()
+		if *req.MoveTime < 1 || int64(*req.MoveTime) > max {
+			return j, errorf(http.StatusBadRequest, "movetime %d: want milliseconds in [1, %d] (the server's --max-movetime)", *req.MoveTime, max)
+		}
+		j.req.MoveTime = time.Duration(*req.MoveTime) * time.Millisecond
+	}
+	if req.Sims == nil && req.MoveTime == nil {
+		j.req.Sims = min(s.defaultSims(req.Player), s.opts.MaxSims)
+	}
+	if req.Top != nil {
+		if *req.Top < 0 || *req.Top > maxTop {
+			return j, errorf(http.StatusBadRequest, "top %d: want [0, %d]", *req.Top, maxTop)
+		}
+		j.req.Top = *req.Top
+	}
+	return j, nil
+}
+
+// defaultSims is the budget of a request that gives none: rollout:N's N, else the server's --sims.
+func (s *Server) defaultSims(player string) int {
+	if player == "" {
+		player = s.opts.Player
+	}
+	if n, err := selfplay.ParseRollout(player); err == nil {
+		return n
+	}
+	if s.opts.Players.Sims > 0 {
+		return s.opts.Players.Sims
+	}
+	return engine.DefaultSims
+}
+
+func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var req analyzeRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	j, err := s.parseAnalyze(&req)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	a, err := s.an.get(j.player)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	release, err := s.pool.acquire(r.Context(), clientKey(r))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	queued := time.Since(start)
+	res, err := a.Analyze(r.Context(), j.req)
+	release()
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			writeError(w, http.StatusServiceUnavailable, "analysis cancelled: %v", err)
+			return
+		}
+		fail(w, err)
+		return
+	}
+	out := analyzeAnswer{ID: j.id, Player: a.Name(), Side: colorName(res.Side), Best: res.Best.String(), Searched: res.Searched,
+		Visits: res.Visits, Sims: res.Sims, Actions: []actionStat{}, Policy: []actionStat{}, PV: tokensOf(res.PV),
+		Position: j.state.Text(), TimeMS: ms(res.Elapsed), QueueMS: ms(queued)}
+	if res.HasValue {
+		out.WDL = roundWDL(res.WDL)
+	}
+	for _, t := range res.Top {
+		out.Actions = append(out.Actions, statOf(t))
+	}
+	for _, t := range res.Policy {
+		out.Policy = append(out.Policy, statOf(t))
+	}
+	out.TotalMS = ms(time.Since(start))
+	writeJSON(w, http.StatusOK, out)
+}
+
+type replayRequest struct {
+	positionRequest
+	SGF string `json:"sgf"` // a boardspace SGF record instead of position/moves/tokens
+}
+
+type replayAnswer struct {
+	Variant string      `json:"variant"`
+	Moves   []string    `json:"moves"`
+	Plies   []boardView `json:"plies"` // plies[i] is the position before moves[i]; the last one after all
+	Result  string      `json:"result"`
+}
+
+// handleReplay turns a position and moves (or an SGF record) into the boards of every ply, for the
+// page to step through.
+func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
+	var req replayRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	var l *line
+	var err error
+	if req.SGF != "" {
+		if req.Position != "" || len(req.Moves) > 0 || req.Tokens != "" {
+			writeError(w, http.StatusBadRequest, "give sgf, or position and moves, not both")
+			return
+		}
+		g, serr := env.ReadSGF(strings.NewReader(req.SGF))
+		if serr != nil {
+			fail(w, fieldErr("sgf", serr))
+			return
+		}
+		l, err = replayTokens("", tokensOf(g.Actions), g.Variant)
+	} else {
+		l, err = req.parse(s.opts.Players.Variant)
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, replayOf(l))
+}
+
+func replayOf(l *line) replayAnswer {
+	out := replayAnswer{Variant: l.start.Variant().String(), Moves: tokensOf(l.acts), Result: resultName(l.final().Outcome())}
+	for i := range l.states {
+		var last env.Action
+		if i > 0 {
+			last = l.acts[i-1]
+		}
+		out.Plies = append(out.Plies, viewOf(&l.states[i], last, i > 0))
+	}
+	return out
+}

@@ -1,0 +1,415 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
+)
+
+// game is one session: a human against the server's agent. Its mutex is held for the whole of a
+// request on it, an agent decision included, so a game has at most one search in flight.
+type game struct {
+	mu      sync.Mutex
+	id      string
+	variant env.Variant
+	human   env.Color
+	agent   selfplay.Player
+	state   env.State
+	history []env.State // the state before each action of moves
+	moves   []env.Action
+	started time.Time
+	used    time.Time
+	view    *agentView // the agent's view of its last decision
+	gone    bool       // deleted or dropped: its agent was given back, requests waiting on it get 404
+}
+
+// gameStore holds the sessions, at most max, dropping those untouched for idle.
+type gameStore struct {
+	mu    sync.Mutex
+	max   int
+	idle  time.Duration
+	games map[string]*game
+	seq   uint64
+}
+
+func newGameStore(max int, idle time.Duration) *gameStore {
+	return &gameStore{max: max, idle: idle, games: map[string]*game{}}
+}
+
+func (st *gameStore) get(id string) (*game, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	g, ok := st.games[id]
+	if !ok {
+		return nil, errorf(http.StatusNotFound, "no game %q", id)
+	}
+	return g, nil
+}
+
+// add stores g under a new random id, first dropping idle games; it fails with 503 when the store
+// is full of games in use.
+func (st *gameStore) add(g *game) (uint64, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.games) >= st.max {
+		now := time.Now()
+		for id, o := range st.games {
+			if o.mu.TryLock() {
+				if now.Sub(o.used) > st.idle {
+					delete(st.games, id)
+					if o.agent != nil {
+						o.release()
+					}
+				}
+				o.mu.Unlock()
+			}
+		}
+	}
+	if len(st.games) >= st.max {
+		return 0, errorf(http.StatusServiceUnavailable, "%d games in progress, the most this server keeps: delete one (DELETE /api/games/ID) or retry later", st.max)
+	}
+	var b [12]byte
+	rand.Read(b[:])
+	g.id = hex.EncodeToString(b[:])
+	st.games[g.id] = g
+	st.seq++
+	return st.seq, nil
+}
+
+func (st *gameStore) remove(id string) bool {
+	st.mu.Lock()
+	g, ok := st.games[id]
+	delete(st.games, id)
+	st.mu.Unlock()
+	if ok {
+		g.mu.Lock()
+		if g.agent != nil {
+			g.release()
+		}
+		g.mu.Unlock()
+	}
+	return ok
+}
+
+// gameView is the answer of every game endpoint.
+type gameView struct {
+	ID      string `json:"id"`
+	Variant string `json:"variant"`
+	You     string `json:"you"`   // the human's colour
+	Agent   string `json:"agent"` // the agent's name
+	boardView
+	Moves     []string   `json:"moves"`
+	YourTurn  bool       `json:"your_turn"`
+	Played    string     `json:"played,omitempty"` // the action the agent just played (agent endpoint)
+	AgentView *agentView `json:"agent_view,omitempty"`
+}
+
+// agentView is what the agent reported with its last action.
+type agentView struct {
+	Action string       `json:"action"`
+	WDL    *[3]float64  `json:"wdl,omitempty"`
+	Top    []actionStat `json:"top,omitempty"`
+	PV     []string     `json:"pv,omitempty"`
+	TimeMS float64      `json:"time_ms"`
+}
+
+// observe tells the agent an action was played, for players that follow the game (external
+// engines, which are sent every action).
+func (g *game) observe(a env.Action) {
+	if ob, ok := g.agent.(selfplay.Observer); ok {
+		ob.Observe(a)
+	}
+}
+
+// resync starts the agent's game again and replays the moves to it (after an undo).
+func (g *game) resync() {
+	g.agent.NewGame()
+	for _, a := range g.moves {
+		g.observe(a)
+	}
+}
+
+// release gives back what the agent holds (an external engine's process goes back to its pool).
+func (g *game) release() {
+	g.gone = true
+	if c, ok := g.agent.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+func (g *game) viewLocked() gameView {
+	var last env.Action
+	if n := len(g.moves); n > 0 {
+		last = g.moves[n-1]
+	}
+	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(),
+		boardView: viewOf(&g.state, last, len(g.moves) > 0), Moves: tokensOf(g.moves), AgentView: g.view}
+	v.YourTurn = !g.state.IsTerminal() && g.state.CurrentPlayer() == g.human
+	return v
+}
+
+type createRequest struct {
+	Variant string `json:"variant"`
+	Color   string `json:"color"` // the human's colour: white (default) or black
+}
+
+func parseColor(s string) (env.Color, error) {
+	switch strings.ToLower(s) {
+	case "", "w", "white":
+		return env.White, nil
+	case "b", "black":
+		return env.Black, nil
+	}
+	return 0, errorf(http.StatusBadRequest, "color %q: want white or black", s)
+}
+
+func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	v, err := parseVariant(req.Variant, s.opts.Players.Variant)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	c, err := parseColor(req.Color)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	now := time.Now()
+	g := &game{variant: v, human: c, state: *env.NewState(v), started: now, used: now}
+	g.mu.Lock() // until its agent is made: no request on it before
+	seq, err := s.games.add(g)
+	if err != nil {
+		g.mu.Unlock()
+		fail(w, err)
+		return
+	}
+	agent, err := s.factory(s.opts.Seed + seq)
+	if err != nil {
+		g.mu.Unlock()
+		s.games.remove(g.id)
+		fail(w, err)
+		return
+	}
+	defer g.mu.Unlock()
+	g.agent = agent
+	g.agent.NewGame()
+	w.Header().Set("Location", "/api/games/"+g.id)
+	writeJSON(w, http.StatusCreated, g.viewLocked())
+}
+
+// withGame runs fn on the game of the request's id under its lock.
+func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *game) (int, any, error)) {
+	g, err := s.games.get(r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gone {
+		fail(w, errorf(http.StatusNotFound, "no game %q", g.id))
+		return
+	}
+	g.used = time.Now()
+	status, v, err := fn(g)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, status, v)
+}
+
+func (s *Server) handleGetGame(w http.ResponseWriter, r *http.Request) {
+	s.withGame(w, r, func(g *game) (int, any, error) { return http.StatusOK, g.viewLocked(), nil })
+}
+
+func (s *Server) handleDeleteGame(w http.ResponseWriter, r *http.Request) {
+	if !s.games.remove(r.PathValue("id")) {
+		writeError(w, http.StatusNotFound, "no game %q", r.PathValue("id"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type playRequest struct {
+	Action  string   `json:"action"`
+	Actions []string `json:"actions"` // several actions of the human in a row
+}
+
+func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
+	var req playRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	toks := req.Actions
+	if req.Action != "" {
+		toks = append([]string{req.Action}, toks...)
+	}
+	if len(toks) == 0 {
+		writeError(w, http.StatusBadRequest, `give "action" (a token such as e5, e5-e8, xe5-e9, xe5 or pass)`)
+		return
+	}
+	if len(toks) > maxMoves {
+		writeError(w, http.StatusBadRequest, "%d actions: at most %d", len(toks), maxMoves)
+		return
+	}
+	s.withGame(w, r, func(g *game) (int, any, error) {
+		// all or nothing: check every action on a copy first
+		st, hist, moves := g.state, append([]env.State(nil), g.history...), append([]env.Action(nil), g.moves...)
+		for i, tok := range toks {
+			if st.IsTerminal() {
+				return 0, nil, errorf(http.StatusConflict, "the game is over (result %s)", resultName(st.Outcome()))
+			}
+			if st.CurrentPlayer() != g.human {
+				return 0, nil, errorf(http.StatusConflict, "it is the agent's turn: POST /api/games/%s/agent", g.id)
+			}
+			a, err := env.ParseAction(tok)
+			if err != nil {
+				return 0, nil, errorf(http.StatusBadRequest, "action %d %q: %s", i+1, tok, tidy(err.Error()))
+			}
+			prev := st
+			if err := st.ApplyAction(a); err != nil {
+				return 0, nil, errorf(http.StatusBadRequest, "action %d %q is not legal here: %s", i+1, tok, tidy(err.Error()))
+			}
+			hist, moves = append(hist, prev), append(moves, a)
+		}
+		for _, a := range moves[len(g.moves):] {
+			g.observe(a)
+		}
+		g.state, g.history, g.moves = st, hist, moves
+		return http.StatusOK, g.viewLocked(), nil
+	})
+}
+
+// handleAgent lets the agent play one action (the page calls it while it is the agent's turn and
+// draws each action as it comes).
+func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
+	s.withGame(w, r, func(g *game) (int, any, error) {
+		if g.state.IsTerminal() {
+			return 0, nil, errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
+		}
+		if g.state.CurrentPlayer() == g.human {
+			return 0, nil, errorf(http.StatusConflict, "it is your turn, not the agent's")
+		}
+		release, err := s.pool.acquire(r.Context(), clientKey(r))
+		if err != nil {
+			return 0, nil, err
+		}
+		start := time.Now()
+		st := g.state
+		d, err := g.agent.Decide(&st)
+		release()
+		if err != nil {
+			g.resync() // an external engine restarted after a failure follows the game again
+			return 0, nil, errorf(http.StatusBadGateway, "agent %s failed: %s (POST agent again to retry)", g.agent.Name(), tidy(err.Error()))
+		}
+		prev := g.state
+		if err := g.state.ApplyAction(d.Action); err != nil {
+			g.resync()
+			return 0, nil, errorf(http.StatusBadGateway, "agent %s played an illegal action: %s", g.agent.Name(), tidy(err.Error()))
+		}
+		g.history, g.moves = append(g.history, prev), append(g.moves, d.Action)
+		g.observe(d.Action)
+		g.view = &agentView{Action: d.Action.String(), PV: tokensOf(d.PV), TimeMS: ms(time.Since(start))}
+		if d.HasValue {
+			g.view.WDL = roundWDL(d.WDL)
+		}
+		for _, t := range d.Top[:min(5, len(d.Top))] {
+			g.view.Top = append(g.view.Top, statOf(t))
+		}
+		v := g.viewLocked()
+		v.Played = d.Action.String()
+		return http.StatusOK, v, nil
+	})
+}
+
+// handleUndo takes back actions to the human's previous decision point: the last human action and
+// the agent's answers after it.
+func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
+	s.withGame(w, r, func(g *game) (int, any, error) {
+		if len(g.moves) == 0 {
+			return 0, nil, errorf(http.StatusConflict, "nothing to undo")
+		}
+		for len(g.history) > 0 {
+			n := len(g.history) - 1
+			g.state, g.history, g.moves = g.history[n], g.history[:n], g.moves[:n]
+			if g.state.CurrentPlayer() == g.human {
+				break
+			}
+		}
+		g.view = nil
+		g.resync()
+		return http.StatusOK, g.viewLocked(), nil
+	})
+}
+
+func (s *Server) handleLegal(w http.ResponseWriter, r *http.Request) {
+	s.withGame(w, r, func(g *game) (int, any, error) {
+		v := g.viewLocked()
+		return http.StatusOK, map[string]any{"to_act": v.ToAct, "phase": v.Phase, "your_turn": v.YourTurn, "legal": v.Legal}, nil
+	})
+}
+
+// tokenFile is a game as a token file that yinsh replay reads (the comment names the variant).
+func (g *game) tokenFile(agent string) string {
+	white, black := "you", agent
+	if g.human == env.Black {
+		white, black = agent, "you"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# yinsh serve: white=%s black=%s variant=%s started=%s\n", strconv.Quote(white), strconv.Quote(black),
+		g.variant, g.started.UTC().Format(time.RFC3339))
+	b.WriteString(strings.Join(tokensOf(g.moves), " "))
+	b.WriteByte('\n')
+	if g.state.IsTerminal() {
+		fmt.Fprintf(&b, "# result: %s\n", g.state.Outcome())
+	}
+	return b.String()
+}
+
+func (s *Server) handleTokens(w http.ResponseWriter, r *http.Request) {
+	g, err := s.games.get(r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g.mu.Lock()
+	text := g.tokenFile(g.agent.Name())
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="yinsh-`+g.id[:8]+`.txt"`)
+	w.Write([]byte(text))
+}
+
+func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
+	g, err := s.games.get(r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g.mu.Lock()
+	players := [2]string{"you", g.agent.Name()}
+	if g.human == env.Black {
+		players = [2]string{g.agent.Name(), "you"}
+	}
+	text := WriteSGF(SGFInfo{Variant: g.variant, Players: players, Date: g.started, Name: "yinsh-" + g.id[:8]}, g.moves)
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-go-sgf")
+	w.Header().Set("Content-Disposition", `attachment; filename="yinsh-`+g.id[:8]+`.sgf"`)
+	w.Write([]byte(text))
+}

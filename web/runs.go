@@ -1,0 +1,538 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+// runsDir is the --runs directory. Every name a request gives (a run, a shard, an SGF file) must be
+// one plain path element, and what it names must resolve, symbolic links followed, inside the
+// directory: no request reads anything else.
+type runsDir struct {
+	root string // absolute, symbolic links resolved
+	// self is the name of the directory itself when it is a run (--runs runs/quickstart): it is
+	// then listed as a run of that name, unless a subdirectory has the name
+	self string
+
+	mu    sync.Mutex
+	cache map[string]shardSummary // by resolved path: the games of a shard as last read
+}
+
+// shardSummary is the listing of one shard file, valid while its size and time are the same (a
+// finished shard never changes; one being written grows).
+type shardSummary struct {
+	size  int64
+	mtime time.Time
+	games []gameSummary
+	used  bool // seen in the latest listing of its run (entries not seen are dropped)
+}
+
+func openRuns(dir string) (*runsDir, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, errors.New("web: --runs " + dir + " is not a directory")
+	}
+	rd := &runsDir{root: real, cache: map[string]shardSummary{}}
+	if base := filepath.Base(real); safeName.MatchString(base) && isRun(real) {
+		if _, err := os.Lstat(filepath.Join(real, base)); err != nil {
+			rd.self = base
+		}
+	}
+	return rd, nil
+}
+
+// isRun reports whether dir looks like a run: a metrics file or a games directory of shards.
+func isRun(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "metrics.jsonl")); err == nil {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(dir, "games"))
+	return err == nil && fi.IsDir()
+}
+
+// safeName matches the names a request may give: one path element of ordinary characters, not
+// starting with a dot.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$`)
+
+// within reports whether path, symbolic links resolved, lies inside root.
+func (rd *runsDir) within(path string) (string, bool) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(rd.root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return real, true
+}
+
+// resolve returns the path of elems under root (each a safe name) when it exists inside root; a
+// name that is not safe, escapes or does not exist is a 404 (the same answer, so a client learns
+// nothing about what lies outside).
+func (rd *runsDir) resolve(elems ...string) (string, error) {
+	p := rd.root
+	if len(elems) > 0 && rd.self != "" && elems[0] == rd.self {
+		p, elems = rd.root, elems[1:] // the directory itself
+		if len(elems) == 0 {
+			return p, nil
+		}
+	}
+	for _, e := range elems {
+		if !safeName.MatchString(e) || e == "." || e == ".." {
+			return "", errorf(http.StatusNotFound, "no such run or file %q", strings.Join(elems, "/"))
+		}
+		p = filepath.Join(p, e)
+	}
+	real, ok := rd.within(p)
+	if !ok {
+		return "", errorf(http.StatusNotFound, "no such run or file %q", strings.Join(elems, "/"))
+	}
+	return real, nil
+}
+
+// run returns the directory of a run.
+func (s *Server) run(r *http.Request) (string, error) {
+	if s.runs == nil {
+		return "", errorf(http.StatusNotFound, "the server was started without --runs")
+	}
+	dir, err := s.runs.resolve(r.PathValue("run"))
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", errorf(http.StatusNotFound, "no such run %q", r.PathValue("run"))
+	}
+	return dir, nil
+}
+
+type runSummary struct {
+	Name        string `json:"name"`
+	Generations int    `json:"generations"` // lines of metrics.jsonl
+	Shards      int    `json:"shards"`      // finished shards
+	Live        int    `json:"live"`        // shards being written
+	SGF         int    `json:"sgf"`
+	Modified    string `json:"modified"`
+}
+
+func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
+	if s.runs == nil {
+		writeJSON(w, http.StatusOK, map[string]any{"runs": []runSummary{}, "dir": ""})
+		return
+	}
+	entries, err := os.ReadDir(s.runs.root)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := []runSummary{}
+	names := make([]string, 0, len(entries)+1)
+	if s.runs.self != "" {
+		names = append(names, s.runs.self)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	for i, name := range names {
+		if !safeName.MatchString(name) || s.runs.self != "" && i > 0 && name == "games" {
+			continue // the run's own games directory is not a run of its own
+		}
+		path := filepath.Join(s.runs.root, name)
+		if i == 0 && s.runs.self != "" {
+			path = s.runs.root
+		}
+		dir, ok := s.runs.within(path)
+		if !ok {
+			continue
+		}
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		sum := runSummary{Name: name, Modified: fi.ModTime().UTC().Format("2006-01-02T15:04:05Z")}
+		sum.Generations = countLines(filepath.Join(dir, "metrics.jsonl"))
+		for _, sh := range s.shardFiles(dir) {
+			if sh.live {
+				sum.Live++
+			} else {
+				sum.Shards++
+			}
+		}
+		sum.SGF = len(s.sgfFiles(dir))
+		if sum.Generations == 0 && sum.Shards == 0 && sum.Live == 0 && sum.SGF == 0 {
+			continue // not a run
+		}
+		out = append(out, sum)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": out})
+}
+
+func countLines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// maxMetricsBytes bounds what is read of a metrics file.
+const maxMetricsBytes = 32 << 20
+
+// readMetrics returns the complete JSON lines of a metrics file from byte offset on, and the offset
+// after the last complete line (a line being written is left for the next read). A file shorter
+// than offset was rewritten (a resumed run drops unfinished lines): it is read from the start and
+// reset is true.
+func readMetrics(path string, offset int64) (lines []json.RawMessage, next int64, reset bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, offset > 0, nil
+	}
+	if err != nil {
+		return nil, offset, false, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() < offset {
+		offset, reset = 0, true
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset, reset, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxMetricsBytes))
+	if err != nil {
+		return nil, offset, reset, err
+	}
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil, offset, reset, nil
+	}
+	for _, l := range bytes.Split(data[:end], []byte{'\n'}) {
+		l = bytes.TrimSpace(l)
+		if len(l) > 0 && json.Valid(l) {
+			lines = append(lines, json.RawMessage(bytes.Clone(l)))
+		}
+	}
+	return lines, offset + int64(end) + 1, reset, nil
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	dir, err := s.run(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	lines, _, _, err := readMetrics(filepath.Join(dir, "metrics.jsonl"), 0)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if lines == nil {
+		lines = []json.RawMessage{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"run": r.PathValue("run"), "metrics": lines})
+}
+
+// shardFile is a shard of a run: finished, or being written (a temporary file of the shard writer,
+// whose complete records are readable).
+type shardFile struct {
+	sub, name string // the subdirectory ("" or games or expert) and the file name
+	live      bool
+}
+
+var liveShard = regexp.MustCompile(`^shard-[0-9]{6,9}\.yz\..*\.tmp$`)
+
+// shardDirs are where a run's shards are: games/ of a training run, the directory itself of
+// datasets generate or selfplay --out.
+var shardDirs = []string{"games", ""}
+
+func (s *Server) shardFiles(dir string) []shardFile {
+	var out []shardFile
+	for _, sub := range shardDirs {
+		d := filepath.Join(dir, sub)
+		if _, ok := s.runs.within(d); !ok {
+			continue
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if !e.Type().IsRegular() {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".yz"):
+				out = append(out, shardFile{sub: sub, name: n})
+			case liveShard.MatchString(n):
+				out = append(out, shardFile{sub: sub, name: n, live: true})
+			}
+		}
+	}
+	return out
+}
+
+func (s *Server) sgfFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(e.Name()), ".sgf") && safeName.MatchString(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// gameSummary is one game of a run's listing.
+type gameSummary struct {
+	Shard     string `json:"shard"` // "games~shard-000001.yz": the shard under the run, "~" for "/"
+	Index     int    `json:"index"`
+	ID        string `json:"id"`
+	Generator string `json:"generator"`
+	Variant   string `json:"variant"`
+	Result    string `json:"result"`
+	Length    int    `json:"length"`
+	Live      bool   `json:"live"` // from a shard still being written
+}
+
+// maxListedGames bounds a run's game listing (the latest games are kept).
+const maxListedGames = 5000
+
+// readShardGames reads the complete records of a shard (all of a finished one; those written so
+// far of one in progress).
+func readShardGames(path string, live bool, fn func(i int, r *datasets.Record)) error {
+	if !live {
+		recs, err := datasets.ReadShard(path)
+		if err != nil {
+			return err
+		}
+		for i, r := range recs {
+			fn(i, r)
+		}
+		return nil
+	}
+	sr, err := datasets.OpenShard(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, datasets.ErrTruncated) {
+			return nil // renamed meanwhile, or no header yet
+		}
+		return err
+	}
+	defer sr.Close()
+	for i := 0; ; i++ {
+		r, err := sr.Next()
+		if err != nil {
+			return nil // the end of what was written so far
+		}
+		fn(i, r)
+	}
+}
+
+// runGames lists the games of a run's shards, reading only the shards that changed since the last
+// listing (event streams list them every poll).
+func (s *Server) runGames(dir string) ([]gameSummary, int) {
+	var games []gameSummary
+	shards := 0
+	for _, sh := range s.shardFiles(dir) {
+		path, ok := s.runs.within(filepath.Join(dir, sh.sub, sh.name))
+		if !ok {
+			continue
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			continue // renamed meanwhile (a finished shard): the next listing has it
+		}
+		shards++
+		rd := s.runs
+		rd.mu.Lock()
+		c, hit := rd.cache[path]
+		rd.mu.Unlock()
+		if !hit || c.size != fi.Size() || !c.mtime.Equal(fi.ModTime()) {
+			name := sh.name
+			if sh.sub != "" {
+				name = sh.sub + "~" + sh.name
+			}
+			c = shardSummary{size: fi.Size(), mtime: fi.ModTime()}
+			readShardGames(path, sh.live, func(i int, r *datasets.Record) {
+				c.games = append(c.games, gameSummary{Shard: name, Index: i, ID: strconv.FormatUint(r.ID, 10), Generator: r.Generator,
+					Variant: r.Variant.String(), Result: resultName(r.Outcome), Length: len(r.Actions), Live: sh.live})
+			})
+		}
+		c.used = true
+		rd.mu.Lock()
+		rd.cache[path] = c
+		rd.mu.Unlock()
+		games = append(games, c.games...)
+	}
+	s.runs.sweep(dir)
+	if len(games) > maxListedGames {
+		games = games[len(games)-maxListedGames:]
+	}
+	return games, shards
+}
+
+// sweep drops the cache entries of dir's shards that the latest listing did not see (temporary
+// shards renamed into finished ones), and marks the others unseen for the next listing.
+func (rd *runsDir) sweep(dir string) {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	prefix := dir + string(filepath.Separator)
+	for p, c := range rd.cache {
+		if !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		if !c.used {
+			delete(rd.cache, p)
+			continue
+		}
+		c.used = false
+		rd.cache[p] = c
+	}
+}
+
+func (s *Server) handleRunGames(w http.ResponseWriter, r *http.Request) {
+	dir, err := s.run(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	games, shards := s.runGames(dir)
+	if games == nil {
+		games = []gameSummary{}
+	}
+	sgf := s.sgfFiles(dir)
+	if sgf == nil {
+		sgf = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"run": r.PathValue("run"), "shards": shards, "games": games, "sgf": sgf})
+}
+
+type recordAnswer struct {
+	replayAnswer
+	Generator string `json:"generator"`
+	ID        string `json:"id"`
+	Recorded  string `json:"recorded_result"` // the record's result (adjudications included)
+}
+
+// handleRunGame answers one game of a shard: {shard} is a shard file name, or games~NAME for a
+// shard under games/ (a path element cannot hold a slash).
+func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.run(r); err != nil {
+		fail(w, err)
+		return
+	}
+	shard := r.PathValue("shard")
+	elems := []string{r.PathValue("run"), shard}
+	if sub, name, ok := strings.Cut(shard, "~"); ok {
+		elems = []string{r.PathValue("run"), sub, name}
+	}
+	path, err := s.runs.resolve(elems...)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	base := filepath.Base(path)
+	live := liveShard.MatchString(base)
+	if !live && !(strings.HasPrefix(base, "shard-") && strings.HasSuffix(base, ".yz")) {
+		writeError(w, http.StatusNotFound, "%q is not a shard", shard)
+		return
+	}
+	idx, err := strconv.Atoi(r.PathValue("index"))
+	if err != nil || idx < 0 {
+		writeError(w, http.StatusBadRequest, "index %q: want a game number from 0", r.PathValue("index"))
+		return
+	}
+	var rec *datasets.Record
+	if err := readShardGames(path, live, func(i int, r *datasets.Record) {
+		if i == idx {
+			rec = r
+		}
+	}); err != nil {
+		fail(w, errorf(http.StatusUnprocessableEntity, "%s", tidy(err.Error())))
+		return
+	}
+	if rec == nil {
+		writeError(w, http.StatusNotFound, "shard %s has no game %d", shard, idx)
+		return
+	}
+	l, err := replayTokens("", tokensOf(rec.Actions), rec.Variant)
+	if err != nil {
+		fail(w, errorf(http.StatusUnprocessableEntity, "game %d of %s does not replay: %v", idx, shard, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, recordAnswer{replayAnswer: replayOf(l), Generator: rec.Generator,
+		ID: strconv.FormatUint(rec.ID, 10), Recorded: resultName(rec.Outcome)})
+}
+
+func (s *Server) handleRunSGF(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.run(r); err != nil {
+		fail(w, err)
+		return
+	}
+	path, err := s.runs.resolve(r.PathValue("run"), r.PathValue("file"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".sgf") {
+		writeError(w, http.StatusNotFound, "%q is not an SGF file", r.PathValue("file"))
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		fail(w, errorf(http.StatusNotFound, "no such file %q", r.PathValue("file")))
+		return
+	}
+	defer f.Close()
+	g, err := env.ReadSGF(f)
+	if err != nil {
+		fail(w, errorf(http.StatusUnprocessableEntity, "%s: %s", r.PathValue("file"), tidy(err.Error())))
+		return
+	}
+	l, err := replayTokens("", tokensOf(g.Actions), g.Variant)
+	if err != nil {
+		fail(w, errorf(http.StatusUnprocessableEntity, "%s", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, recordAnswer{replayAnswer: replayOf(l), Generator: "sgf:" + r.PathValue("file"),
+		Recorded: resultName(g.Outcome())})
+}

@@ -1,0 +1,248 @@
+package web
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/env"
+)
+
+func TestRuns(t *testing.T) {
+	runs, _ := makeRuns(t)
+	_, ts := newTestServer(t, Options{Runs: runs})
+	var list struct {
+		Runs []runSummary `json:"runs"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs", nil, 200, &list)
+	// "evil" links out of the runs directory: not listed
+	if len(list.Runs) != 1 || list.Runs[0].Name != "r1" || list.Runs[0].Generations != 2 || list.Runs[0].Shards != 1 ||
+		list.Runs[0].Live != 1 || list.Runs[0].SGF != 1 {
+		t.Fatalf("runs %+v", list.Runs)
+	}
+	var m struct {
+		Metrics []map[string]any `json:"metrics"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/metrics", nil, 200, &m)
+	if len(m.Metrics) != 2 || m.Metrics[1]["generation"].(float64) != 2 {
+		t.Fatalf("metrics %+v", m.Metrics)
+	}
+	var games struct {
+		Games  []gameSummary `json:"games"`
+		SGF    []string      `json:"sgf"`
+		Shards int           `json:"shards"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games", nil, 200, &games)
+	if len(games.Games) != 5 || games.Shards != 2 || len(games.SGF) != 1 || games.SGF[0] != "game.sgf" {
+		t.Fatalf("games %+v", games)
+	}
+	live := 0
+	for _, g := range games.Games {
+		if g.Live {
+			live++
+		}
+	}
+	if live != 2 {
+		t.Fatalf("%d live games, want the 2 of the shard being written", live)
+	}
+	for _, g := range games.Games {
+		var rec recordAnswer
+		callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games/"+g.Shard+"/"+itoa(g.Index), nil, 200, &rec)
+		if len(rec.Moves) != g.Length || rec.ID != g.ID || rec.Recorded != g.Result || rec.Result != g.Result || len(rec.Plies) != g.Length+1 {
+			t.Fatalf("game %+v: %d moves, id %s, result %s", g, len(rec.Moves), rec.ID, rec.Recorded)
+		}
+	}
+	// a listing after a new shard is written has its games (the listing's cache sees the change)
+	w, err := datasets.NewWriter(filepath.Join(runs, "r1", "games"), datasets.WriterOptions{GamesPerShard: 1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(randomGame(rand.New(rand.NewPCG(4, 4)), 999, env.Blitz)); err != nil {
+		t.Fatal(err)
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games", nil, 200, &games)
+	found := 0
+	for _, g := range games.Games {
+		if g.ID == "999" && !g.Live {
+			found++
+		}
+	}
+	if len(games.Games) != 6 || found != 1 {
+		t.Fatalf("after a new shard: %+v", games.Games)
+	}
+	var rec recordAnswer
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/sgf/game.sgf", nil, 200, &rec)
+	if len(rec.Moves) < 50 || rec.Generator != "sgf:game.sgf" {
+		t.Fatalf("sgf game %d moves", len(rec.Moves))
+	}
+	status, data := call(t, nil, "GET", ts.URL+"/api/runs/r1/games/"+games.Games[0].Shard+"/99", nil)
+	wantError(t, status, data, 404, "no game 99")
+	status, data = call(t, nil, "GET", ts.URL+"/api/runs/r1/games/"+games.Games[0].Shard+"/x", nil)
+	wantError(t, status, data, 400, "index")
+}
+
+// TestRunsTraversal tries to read outside --runs: dot-dot names (plain and encoded), absolute
+// paths, and symbolic links out of the directory. Every attempt is a 404 that shows nothing of the
+// secret files.
+func TestRunsTraversal(t *testing.T) {
+	runs, _ := makeRuns(t)
+	_, ts := newTestServer(t, Options{Runs: runs})
+	for _, p := range []string{
+		"/api/runs/../secret/metrics",
+		"/api/runs/%2e%2e/metrics",
+		"/api/runs/..%2fsecret/metrics",
+		"/api/runs/%2e%2e%2fsecret/metrics",
+		"/api/runs/r1%2f..%2f..%2fsecret/metrics",
+		"/api/runs/%2fetc/metrics",
+		"/api/runs/.%2e/games",
+		"/api/runs/evil/metrics",
+		"/api/runs/evil/games",
+		"/api/runs/evil/sgf/x.sgf",
+		"/api/runs/evil/events",
+		"/api/runs/r1/sgf/..%2f..%2fsecret.sgf",
+		"/api/runs/r1/sgf/%2e%2e%2f%2e%2e%2fsecret.sgf",
+		"/api/runs/r1/sgf/out.sgf",
+		"/api/runs/r1/sgf/metrics.jsonl",
+		"/api/runs/r1/sgf/.hidden.sgf",
+		"/api/runs/r1/games/..~..~secret~x.sgf/0",
+		"/api/runs/r1/games/games~..~..~secret.sgf/0",
+		"/api/runs/r1/games/%2e%2e%2f%2e%2e%2fsecret.sgf/0",
+		"/api/runs/r1/games/metrics.jsonl/0",
+		"/api/runs/r1/games/games~shard-000009.yz/0",
+		"/api/runs/r1%00/metrics",
+		"/api/runs/" + strings.Repeat("a", 300) + "/metrics",
+	} {
+		status, data := call(t, nil, "GET", ts.URL+p, nil)
+		if strings.Contains(string(data), "TOPSECRET") {
+			t.Fatalf("%s leaked the secret: %s", p, data)
+		}
+		if status == http.StatusMovedPermanently || status == http.StatusTemporaryRedirect {
+			continue // the mux cleans a literal /../ by redirecting: the target is checked below
+		}
+		if status != 404 && status != 400 {
+			t.Fatalf("%s: status %d: %s", p, status, data)
+		}
+	}
+	// a link inside the runs directory that points inside it is followed
+	if err := os.Symlink(filepath.Join(runs, "r1"), filepath.Join(runs, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/alias/metrics", nil, 200, nil)
+	// a shard linked from outside is refused
+	secretShard := filepath.Join(filepath.Dir(runs), "secret", "shard-000009.yz")
+	os.WriteFile(secretShard, []byte("TOPSECRET"), 0o644)
+	os.Symlink(secretShard, filepath.Join(runs, "r1", "games", "shard-000009.yz"))
+	status, data := call(t, nil, "GET", ts.URL+"/api/runs/r1/games/games~shard-000009.yz/0", nil)
+	if status != 404 || strings.Contains(string(data), "TOPSECRET") {
+		t.Fatalf("linked shard: %d %s", status, data)
+	}
+}
+
+// TestEvents follows a run: the metrics so far, then each line appended, then a new game.
+func TestEvents(t *testing.T) {
+	runs, _ := makeRuns(t)
+	_, ts := newTestServer(t, Options{Runs: runs, Poll: 20 * time.Millisecond})
+	res, err := http.Get(ts.URL + "/api/runs/r1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	events := make(chan [2]string, 16)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev string
+		for sc.Scan() {
+			l := sc.Text()
+			if v, ok := strings.CutPrefix(l, "event: "); ok {
+				ev = v
+			} else if v, ok := strings.CutPrefix(l, "data: "); ok {
+				events <- [2]string{ev, v}
+			}
+		}
+		close(events)
+	}()
+	next := func(want string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					t.Fatal("stream ended")
+				}
+				if e[0] != want {
+					continue
+				}
+				var v map[string]any
+				if err := json.Unmarshal([]byte(e[1]), &v); err != nil {
+					t.Fatal(err)
+				}
+				return v
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no %s event", want)
+			}
+		}
+	}
+	if m := next("metrics"); len(m["lines"].([]any)) != 2 {
+		t.Fatalf("first metrics event %v", m)
+	}
+	if g := next("games"); g["count"].(float64) != 5 {
+		t.Fatalf("games event %v", g)
+	}
+	f, err := os.OpenFile(filepath.Join(runs, "r1", "metrics.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := metricsLine(3)
+	f.WriteString(half[:20]) // a line being written is not sent until it is complete
+	f.Sync()
+	time.Sleep(60 * time.Millisecond)
+	f.WriteString(half[20:])
+	f.Close()
+	m := next("metrics")
+	lines := m["lines"].([]any)
+	if len(lines) != 1 || lines[0].(map[string]any)["generation"].(float64) != 3 {
+		t.Fatalf("appended metrics event %v", m)
+	}
+}
+
+// TestRunsSelf: --runs naming one run directory lists that run under its own name.
+func TestRunsSelf(t *testing.T) {
+	runs, _ := makeRuns(t)
+	_, ts := newTestServer(t, Options{Runs: filepath.Join(runs, "r1")})
+	var list struct {
+		Runs []runSummary `json:"runs"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs", nil, 200, &list)
+	if len(list.Runs) != 1 || list.Runs[0].Name != "r1" || list.Runs[0].Generations != 2 || list.Runs[0].Shards != 1 {
+		t.Fatalf("runs %+v", list.Runs)
+	}
+	var games struct {
+		Games []gameSummary `json:"games"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games", nil, 200, &games)
+	if len(games.Games) != 5 {
+		t.Fatalf("%d games", len(games.Games))
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games/"+games.Games[0].Shard+"/0", nil, 200, nil)
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/sgf/game.sgf", nil, 200, nil)
+	for _, p := range []string{"/api/runs/r1/sgf/..%2fsecret.sgf", "/api/runs/..%2fr1/metrics", "/api/runs/r1/sgf/out.sgf"} {
+		status, data := call(t, nil, "GET", ts.URL+p, nil)
+		if status != 404 || strings.Contains(string(data), "TOPSECRET") {
+			t.Fatalf("%s: %d %s", p, status, data)
+		}
+	}
+}

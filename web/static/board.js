@@ -1,0 +1,206 @@
+// YINSH board in SVG: geometry of the 85 points, pieces, marks and click targets. No library.
+"use strict";
+
+const YINSH = (() => {
+  const COLS = "abcdefghijk";
+  // valid rows per column, as in docs/rules.md
+  const RANGES = [[2, 5], [1, 7], [1, 8], [1, 9], [1, 10], [2, 10], [2, 11], [3, 11], [4, 11], [5, 11], [7, 10]];
+  const S = 44; // distance between neighbouring points
+  const X0 = 50, Y0 = 50 + 8 * S;
+  const NS = "http://www.w3.org/2000/svg";
+
+  const points = []; // in point order (the position text's): {name, c, r, x, y}
+  const byName = {};
+  RANGES.forEach(([lo, hi], c) => {
+    for (let r = lo; r <= hi; r++) {
+      const p = { name: COLS[c] + r, c, r, x: X0 + c * S * 0.8660254, y: Y0 - (r - c / 2) * S };
+      points.push(p);
+      byName[p.name] = p;
+    }
+  });
+  const valid = (c, r) => c >= 0 && c < 11 && r >= RANGES[c][0] && r <= RANGES[c][1];
+  const at = (c, r) => ({ x: X0 + c * S * 0.8660254, y: Y0 - (r - c / 2) * S });
+
+  function el(name, attrs, parent) {
+    const e = document.createElementNS(NS, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  // parse an action token into its kind and points
+  function parseToken(tok) {
+    if (tok === "pass") return { kind: "pass" };
+    let m = /^x([a-k]\d+)-([a-k]\d+)$/.exec(tok);
+    if (m) return { kind: "row", from: m[1], to: m[2] };
+    m = /^x([a-k]\d+)$/.exec(tok);
+    if (m) return { kind: "ring", at: m[1] };
+    m = /^([a-k]\d+)-([a-k]\d+)$/.exec(tok);
+    if (m) return { kind: "move", from: m[1], to: m[2] };
+    if (byName[tok]) return { kind: "place", at: tok };
+    return null;
+  }
+
+  // the points of the line from a to b, both included
+  function linePoints(a, b) {
+    const pa = byName[a], pb = byName[b];
+    if (!pa || !pb) return [];
+    const dc = Math.sign(pb.c - pa.c), dr = Math.sign(pb.r - pa.r);
+    const out = [];
+    let c = pa.c, r = pa.r;
+    for (let i = 0; i < 12; i++) {
+      out.push(COLS[c] + r);
+      if (c === pb.c && r === pb.r) break;
+      c += dc; r += dr;
+    }
+    return out;
+  }
+
+  class Board {
+    constructor(svg) {
+      this.svg = svg;
+      this.handlers = { point: null, row: null };
+      svg.setAttribute("viewBox", "0 0 " + (X0 * 2 + 10 * S * 0.866) + " " + (Y0 + 1.9 * S + 20));
+      this.gGrid = el("g", { class: "grid" }, svg);
+      this.gHeat = el("g", { class: "heat" }, svg);
+      this.gFours = el("g", { class: "fours" }, svg);
+      this.gLast = el("g", { class: "last" }, svg);
+      this.gPieces = el("g", { class: "pieces" }, svg);
+      this.gHints = el("g", { class: "hints" }, svg);
+      this.gArrows = el("g", { class: "arrows" }, svg);
+      this.gTargets = el("g", { class: "targets" }, svg);
+      this.gRows = el("g", { class: "rows" }, svg);
+      this.drawGrid();
+      for (const p of points) {
+        const t = el("circle", { cx: p.x, cy: p.y, r: S * 0.45, class: "target", "data-point": p.name }, this.gTargets);
+        t.addEventListener("click", () => this.handlers.point && this.handlers.point(p.name));
+      }
+    }
+
+    drawGrid() {
+      for (const p of points) {
+        for (const [dc, dr] of [[0, 1], [1, 0], [1, 1]]) {
+          if (valid(p.c + dc, p.r + dr)) {
+            const q = at(p.c + dc, p.r + dr);
+            el("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y }, this.gGrid);
+          }
+        }
+      }
+      // coordinates on the edges: each column's letter below its lowest point, each row's number
+      // beyond its first point (rows run down to the right, so the numbers stand on the left edges)
+      RANGES.forEach(([lo], c) => {
+        const q = at(c, lo - 0.8);
+        el("text", { x: q.x, y: q.y + 4, class: "coord coord-col" }, this.gGrid).textContent = COLS[c];
+      });
+      for (let r = 1; r <= 11; r++) {
+        let cmin = 11;
+        for (let c = 0; c < 11; c++) if (valid(c, r)) cmin = Math.min(cmin, c);
+        const q = at(cmin - 0.8, r);
+        el("text", { x: q.x, y: q.y + 4, class: "coord coord-row" }, this.gGrid).textContent = r;
+      }
+    }
+
+    onPoint(fn) { this.handlers.point = fn; }
+    onRow(fn) { this.handlers.row = fn; }
+
+    // render draws a board view (the server's boardView) with optional marks:
+    // hints: point names to highlight as clickable; selected: a point; rows: row tokens to offer;
+    // arrows: [{token, label, weight}]; heat: {point: value in [0,1]}.
+    render(view, marks) {
+      marks = marks || {};
+      for (const g of [this.gHeat, this.gFours, this.gLast, this.gPieces, this.gHints, this.gArrows, this.gRows]) g.replaceChildren();
+      const board = view ? view.board : "";
+      this.svg.dataset.phase = view ? view.phase : "";
+      this.svg.dataset.result = view ? view.result : "";
+      if (marks.heat) {
+        for (const name in marks.heat) {
+          const p = byName[name], v = marks.heat[name];
+          if (p && v > 0) el("circle", { cx: p.x, cy: p.y, r: S * 0.48, class: "heatspot", "fill-opacity": (0.15 + 0.8 * v).toFixed(3) }, this.gHeat);
+        }
+      }
+      if (view) {
+        for (const f of view.fours || []) {
+          const [a, b] = f.row.split("-");
+          const pa = byName[a], pb = byName[b], pf = byName[f.fifth];
+          el("line", { x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y, class: "four four-" + f.color }, this.gFours);
+          el("circle", { cx: pf.x, cy: pf.y, r: 6, class: "four-fifth four-" + f.color }, this.gFours);
+        }
+        if (view.last) this.drawLast(view.last, board);
+      }
+      points.forEach((p, i) => {
+        const ch = board[i];
+        if (ch === "W" || ch === "B") {
+          el("circle", { cx: p.x, cy: p.y, r: S * 0.36, class: "ring ring-" + (ch === "W" ? "w" : "b"), "data-piece": ch }, this.gPieces);
+        } else if (ch === "w" || ch === "b") {
+          el("circle", { cx: p.x, cy: p.y, r: S * 0.24, class: "marker marker-" + ch, "data-piece": ch }, this.gPieces);
+        }
+      });
+      for (const name of marks.hints || []) {
+        const p = byName[name];
+        if (p) el("circle", { cx: p.x, cy: p.y, r: 7, class: "hint", "data-hint": name }, this.gHints);
+      }
+      if (marks.selected && byName[marks.selected]) {
+        const p = byName[marks.selected];
+        el("circle", { cx: p.x, cy: p.y, r: S * 0.44, class: "selected" }, this.gHints);
+      }
+      for (const a of marks.arrows || []) this.drawArrow(a);
+      this.gRows.classList.toggle("active", (marks.rows || []).length > 0);
+      for (const tok of marks.rows || []) {
+        const t = parseToken(tok);
+        const pa = byName[t.from], pb = byName[t.to];
+        const ln = el("line", { x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y, class: "row-choice", "data-action": tok }, this.gRows);
+        ln.addEventListener("click", () => this.handlers.row && this.handlers.row(tok));
+      }
+    }
+
+    drawLast(tok, board) {
+      const t = parseToken(tok);
+      if (!t) return;
+      const mark = (name) => { const p = byName[name]; if (p) el("circle", { cx: p.x, cy: p.y, r: S * 0.47, class: "lastmark" }, this.gLast); };
+      switch (t.kind) {
+        case "place": mark(t.at); break;
+        case "move": {
+          const a = byName[t.from], b = byName[t.to];
+          el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "lastline" }, this.gLast);
+          mark(t.from); mark(t.to);
+          break;
+        }
+        case "row": {
+          const a = byName[t.from], b = byName[t.to];
+          el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "lastrow" }, this.gLast);
+          break;
+        }
+        case "ring": {
+          const p = byName[t.at], d = S * 0.25;
+          el("path", { d: `M${p.x - d},${p.y - d}L${p.x + d},${p.y + d}M${p.x - d},${p.y + d}L${p.x + d},${p.y - d}`, class: "lastx" }, this.gLast);
+          break;
+        }
+      }
+    }
+
+    drawArrow(a) {
+      const t = parseToken(a.token);
+      if (!t || t.kind === "pass") return;
+      const w = 2 + 6 * (a.weight || 0);
+      let lx, ly;
+      if (t.kind === "move" || t.kind === "row") {
+        const p = byName[t.from], q = byName[t.to];
+        el("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y, class: "arrow arrow-" + t.kind, "stroke-width": w.toFixed(1) }, this.gArrows);
+        el("circle", { cx: q.x, cy: q.y, r: 4 + w / 2, class: "arrowhead" }, this.gArrows);
+        lx = q.x; ly = q.y;
+      } else {
+        const p = byName[t.at];
+        el("circle", { cx: p.x, cy: p.y, r: S * 0.3, class: "arrow-spot", "stroke-width": w.toFixed(1) }, this.gArrows);
+        lx = p.x; ly = p.y;
+      }
+      if (a.label) el("text", { x: lx + 9, y: ly - 9, class: "arrow-label" }, this.gArrows).textContent = a.label;
+      if (a.title) {
+        // the candidate's numbers where the pointer is: a hover target over the destination
+        const hot = el("circle", { cx: lx, cy: ly, r: 12, class: "arrow-hover" }, this.gArrows);
+        el("title", {}, hot).textContent = a.title;
+      }
+    }
+  }
+
+  return { Board, points, byName, parseToken, linePoints };
+})();
