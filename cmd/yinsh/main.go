@@ -61,6 +61,8 @@ func newRootCmd() *cobra.Command {
 		newTrainCmd(),
 		newSelfplayCmd(),
 		newPlayCmd(),
+		newWorkerCmd(),
+		newClusterCmd(),
 	)
 	registerCompletions(root)
 	return root
