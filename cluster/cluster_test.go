@@ -209,7 +209,7 @@ func TestIngestFromWorkers(t *testing.T) {
 			t.Errorf("status text lacks %q:\n%s", want, b.String())
 		}
 	}
-	if err := f.tr.Finish(ctx); err != nil {
+	if err := f.tr.Finish(ctx, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []<-chan error{w1, w2} {

@@ -35,6 +35,7 @@ func connect(o ConnOptions) (*nats.Conn, jetstream.JetStream, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { o.Log.Info("cluster: reconnected", "url", nc.ConnectedUrl()) }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { o.Log.Warn("cluster: server error", "err", err) }),
 	}
 	co, err := o.Creds.options()
 	if err != nil {

@@ -299,11 +299,25 @@ func (t *Trainer) putCounters(ctx context.Context) error {
 	return err
 }
 
-// Finish marks the run finished: workers stop.
-func (t *Trainer) Finish(ctx context.Context) error {
+// Finish marks the run finished: workers stop. It waits up to linger for the workers to leave
+// (their heartbeats removed), so that an embedded server is not shut down before they saw the end.
+func (t *Trainer) Finish(ctx context.Context, linger time.Duration) error {
 	if t.info.Network == "" {
 		return nil
 	}
 	t.info.Finished = true
-	return t.putInfo(ctx)
+	if err := t.putInfo(ctx); err != nil {
+		return err
+	}
+	hb, err := t.js.KeyValue(ctx, t.n.workers)
+	if err != nil {
+		return nil
+	}
+	for end := time.Now().Add(linger); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		keys, err := hb.Keys(ctx)
+		if errors.Is(err, jetstream.ErrNoKeysFound) || err == nil && len(keys) == 0 {
+			break
+		}
+	}
+	return nil
 }

@@ -152,9 +152,43 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 			}
 		}
 	}()
+	// the watch delivers changes at once; a poll every 2 s covers a watch that lost its consumer
+	// (a restarted server without that consumer)
+	go func() {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			e, err := kv.Get(ctx, runKey)
+			if err != nil {
+				continue
+			}
+			ri, err := ParseRunInfo(e.Value())
+			if err != nil {
+				continue
+			}
+			if old := w.latest.Load(); old == nil || *old != ri {
+				w.latest.Store(&ri)
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); w.heartbeats(ctx, hb) }()
+	defer func() {
+		// leaving: remove the heartbeat, so the trainer and status see the worker gone
+		dctx, dcancel := context.WithTimeout(context.Background(), time.Second)
+		hb.Delete(dctx, o.Name)
+		dcancel()
+	}()
 	defer wg.Wait()
 	defer cancel()
 

@@ -78,7 +78,7 @@ func openClusterSource(ctx context.Context, o Options, gdir string) (_ *clusterS
 	}
 	s.tr, err = cluster.OpenTrainer(ctx, cluster.TrainerOptions{
 		Conn: cluster.ConnOptions{URL: url, Creds: trainerCreds, TLS: clientTLS}, Run: run,
-		Fresh: !o.Resume, Staleness: cc.Staleness, Log: o.Log,
+		Fresh: !o.Resume, Staleness: cc.Staleness, AckWait: time.Duration(cc.AckWaitS) * time.Second, Log: o.Log,
 	})
 	if err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func (s *clusterSource) Games(ctx context.Context, p GenPlay) (SelfPlayStats, er
 	return st, err
 }
 
-func (s *clusterSource) Finish(ctx context.Context) error { return s.tr.Finish(ctx) }
+func (s *clusterSource) Finish(ctx context.Context) error { return s.tr.Finish(ctx, 5*time.Second) }
 
 func (s *clusterSource) Close() error {
 	if s.cancel != nil {

@@ -57,6 +57,9 @@ type ClusterConfig struct {
 	// Staleness: a game played by a network at most this many generations older than the
 	// generation being filled is used; older ones are dropped and counted.
 	Staleness int `yaml:"staleness"`
+	// AckWaitS is how many seconds a game fetched by the trainer may stay unacknowledged before
+	// the server redelivers it (after a trainer crash); 0: 30.
+	AckWaitS int `yaml:"ack_wait_s"`
 	// Creds is the trainer's credentials file for an external server (see yinsh worker --creds).
 	Creds string `yaml:"creds"`
 	// WorkerCreds is the credentials file workers present to the embedded server (token, user and
@@ -429,6 +432,7 @@ func (c *Config) Validate() error {
 		{"cluster.local_workers", c.Cluster.LocalWorkers, 0, 256},
 		{"cluster.worker_parallel", c.Cluster.WorkerParallel, 0, 4096},
 		{"cluster.staleness", c.Cluster.Staleness, 0, 1_000_000},
+		{"cluster.ack_wait_s", c.Cluster.AckWaitS, 0, 86_400},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {
@@ -562,7 +566,7 @@ func (c *Config) YAML() ([]byte, error) { return yaml.Marshal(c) }
 
 func (c *ClusterConfig) validate() error {
 	if c.IsZero() {
-		if c.Listen != "" || c.Run != "" || c.LocalWorkers != 0 || c.WorkerParallel != 0 || c.Staleness != 0 ||
+		if c.Listen != "" || c.Run != "" || c.LocalWorkers != 0 || c.WorkerParallel != 0 || c.Staleness != 0 || c.AckWaitS != 0 ||
 			c.Creds != "" || c.WorkerCreds != "" || !c.TLS.IsZero() {
 			return errors.New("cluster.server is empty: set it (embedded or nats://host:port) or remove the cluster section")
 		}
