@@ -352,3 +352,45 @@ func TestServerRestart(t *testing.T) {
 		t.Fatalf("counters: %+v, want 5 ingested", c)
 	}
 }
+
+// TestFinishAbandonsGames: a worker in the middle of long games leaves as soon as the run
+// finishes (its games are of no use), removing its heartbeat, and the trainer's Finish returns
+// once it has left.
+func TestFinishAbandonsGames(t *testing.T) {
+	f := newFixture(t, ServerOptions{}, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f.tr.Publish(ctx, 1, "gen-0000", f.ckpt, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	slow := func(ctx context.Context, job Job, onGame func(*datasets.Record) error) (int, error) {
+		close(started)
+		<-ctx.Done() // a game that would take minutes
+		return 1, ctx.Err()
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- RunWorker(ctx, WorkerOptions{Conn: ConnOptions{URL: f.srv.URL()}, Run: f.run, Name: "slow", Load: loadNet, Play: slow,
+			Log: quiet, Heartbeat: 50 * time.Millisecond})
+	}()
+	<-started
+	time.Sleep(200 * time.Millisecond) // a heartbeat is written
+	begin := time.Now()
+	if err := f.tr.Finish(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrRunFinished) {
+		t.Fatalf("worker: %v, want ErrRunFinished", err)
+	}
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Fatalf("the worker left %v after the run finished", d)
+	}
+	rep, err := Status(ctx, ConnOptions{URL: f.srv.URL()}, f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Workers) != 0 || !rep.Run.Finished {
+		t.Fatalf("after the end: workers %v, finished %v", rep.Workers, rep.Run.Finished)
+	}
+}

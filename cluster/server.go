@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -187,36 +188,51 @@ func verifyNonce(pub, sig string, nonce []byte) bool {
 // read or delete the trainer's consumer.
 func workerPermissions(n names) *server.Permissions {
 	return &server.Permissions{
-		Publish: &server.SubjectPermission{
-			Allow: []string{
-				n.subject,
-				"$KV." + n.workers + ".>",
-				"$JS.API.INFO",
-				"$JS.API.STREAM.INFO.*",
-				"$JS.API.STREAM.MSG.GET.KV_" + n.kv,
-				"$JS.API.DIRECT.GET.KV_" + n.kv + ".>",
-				"$JS.API.DIRECT.GET.KV_" + n.kv,
-				"$JS.API.DIRECT.GET.KV_" + n.workers + ".>",
-				"$JS.API.DIRECT.GET.KV_" + n.workers,
-				"$JS.API.DIRECT.GET.OBJ_" + n.objects + ".>",
-				"$JS.API.DIRECT.GET.OBJ_" + n.objects,
-				"$JS.API.STREAM.MSG.GET.OBJ_" + n.objects,
-				"$JS.API.CONSUMER.CREATE.KV_" + n.kv + ".>",
-				"$JS.API.CONSUMER.CREATE.KV_" + n.kv,
-				"$JS.API.CONSUMER.CREATE.KV_" + n.workers + ".>",
-				"$JS.API.CONSUMER.CREATE.KV_" + n.workers,
-				"$JS.API.CONSUMER.CREATE.OBJ_" + n.objects + ".>",
-				"$JS.API.CONSUMER.CREATE.OBJ_" + n.objects,
-				"$JS.API.CONSUMER.DELETE.KV_" + n.kv + ".*",
-				"$JS.API.CONSUMER.DELETE.KV_" + n.workers + ".*",
-				"$JS.API.CONSUMER.DELETE.OBJ_" + n.objects + ".*",
-				"$JS.API.CONSUMER.INFO." + n.stream + "." + n.consumer,
-				"$JS.ACK.KV_" + n.kv + ".>",
-				"$JS.ACK.OBJ_" + n.objects + ".>",
-				"$JS.FC.>",
-				"_INBOX.>",
-			},
-		},
+		Publish:   &server.SubjectPermission{Allow: workerPublish(n)},
 		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+	}
+}
+
+// WorkerPermissionsConfig returns the workers' permissions for run as a nats-server configuration
+// block (a user's "permissions"), for a standalone server (yinsh cluster permissions prints it).
+func WorkerPermissionsConfig(run string) string {
+	var b strings.Builder
+	b.WriteString("permissions: {\n  publish: { allow: [\n")
+	for _, s := range workerPublish(namesFor(run)) {
+		fmt.Fprintf(&b, "    %q\n", s)
+	}
+	b.WriteString("  ] }\n  subscribe: { allow: [\"_INBOX.>\"] }\n}\n")
+	return b.String()
+}
+
+func workerPublish(n names) []string {
+	return []string{
+		n.subject,
+		"$KV." + n.workers + ".>",
+		"$JS.API.INFO",
+		"$JS.API.STREAM.INFO.*",
+		"$JS.API.STREAM.MSG.GET.KV_" + n.kv,
+		"$JS.API.DIRECT.GET.KV_" + n.kv + ".>",
+		"$JS.API.DIRECT.GET.KV_" + n.kv,
+		"$JS.API.DIRECT.GET.KV_" + n.workers + ".>",
+		"$JS.API.DIRECT.GET.KV_" + n.workers,
+		"$JS.API.STREAM.MSG.GET.KV_" + n.workers,
+		"$JS.API.DIRECT.GET.OBJ_" + n.objects + ".>",
+		"$JS.API.DIRECT.GET.OBJ_" + n.objects,
+		"$JS.API.STREAM.MSG.GET.OBJ_" + n.objects,
+		"$JS.API.CONSUMER.CREATE.KV_" + n.kv + ".>",
+		"$JS.API.CONSUMER.CREATE.KV_" + n.kv,
+		"$JS.API.CONSUMER.CREATE.KV_" + n.workers + ".>",
+		"$JS.API.CONSUMER.CREATE.KV_" + n.workers,
+		"$JS.API.CONSUMER.CREATE.OBJ_" + n.objects + ".>",
+		"$JS.API.CONSUMER.CREATE.OBJ_" + n.objects,
+		"$JS.API.CONSUMER.DELETE.KV_" + n.kv + ".*",
+		"$JS.API.CONSUMER.DELETE.KV_" + n.workers + ".*",
+		"$JS.API.CONSUMER.DELETE.OBJ_" + n.objects + ".*",
+		"$JS.API.CONSUMER.INFO." + n.stream + "." + n.consumer,
+		"$JS.ACK.KV_" + n.kv + ".>",
+		"$JS.ACK.OBJ_" + n.objects + ".>",
+		"$JS.FC.>",
+		"_INBOX.>",
 	}
 }

@@ -135,6 +135,19 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	}
 	defer watch.Stop()
 	changed := make(chan struct{}, 1)
+	// the games in progress when the run finishes are of no use: they are abandoned at once
+	playCtx, playCancel := context.WithCancel(ctx)
+	defer playCancel()
+	update := func(ri RunInfo) {
+		w.latest.Store(&ri)
+		if ri.Finished {
+			playCancel()
+		}
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
 	go func() {
 		for e := range watch.Updates() {
 			if e == nil || e.Operation() != jetstream.KeyValuePut {
@@ -145,11 +158,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 				log.Warn("cluster: run key unreadable", "err", err)
 				continue
 			}
-			w.latest.Store(&ri)
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
+			update(ri)
 		}
 	}()
 	// the watch delivers changes at once; a poll every 2 s covers a watch that lost its consumer
@@ -172,11 +181,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 				continue
 			}
 			if old := w.latest.Load(); old == nil || *old != ri {
-				w.latest.Store(&ri)
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
+				update(ri)
 			}
 		}
 	}()
@@ -238,10 +243,13 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 			li := w.latest.Load()
 			return ctx.Err() != nil || li.Finished || li.Network != netInfo.Network || li.SHA256 != netInfo.SHA256 || li.Config != netInfo.Config
 		}}
-		played, err := o.Play(ctx, job, func(r *datasets.Record) error { return w.publish(ctx, netInfo, r) })
+		played, err := o.Play(playCtx, job, func(r *datasets.Record) error { return w.publish(playCtx, netInfo, r) })
 		next += played
 		if ctx.Err() != nil {
 			return nil
+		}
+		if w.latest.Load().Finished {
+			continue // reported at the top of the loop
 		}
 		if err != nil {
 			return fmt.Errorf("cluster: worker %s: %w", o.Name, err)

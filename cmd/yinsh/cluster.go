@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 
@@ -15,7 +17,29 @@ func newClusterCmd() *cobra.Command {
 		Use:   "cluster",
 		Short: "Distributed self-play: the state of a run's workers and game stream",
 	}
-	cmd.AddCommand(newCmdClusterStatus(nil))
+	cmd.AddCommand(newCmdClusterStatus(nil), newCmdClusterPermissions())
+	return cmd
+}
+
+func newCmdClusterPermissions() *cobra.Command {
+	var run string
+	cmd := &cobra.Command{
+		Use:   "permissions --run NAME",
+		Short: "Print the workers' permissions of a run as a nats-server config block (for a standalone server)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if run == "" {
+				return errors.New("--run NAME is required")
+			}
+			name, err := cluster.RunName(run)
+			if err != nil {
+				return fmt.Errorf("--run: %w", err)
+			}
+			fmt.Fprint(cmd.OutOrStdout(), cluster.WorkerPermissionsConfig(name))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&run, "run", "", "the run's name, or its run directory")
 	return cmd
 }
 

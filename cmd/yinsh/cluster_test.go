@@ -215,7 +215,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 	server := "embedded"
 	var srv *proc
 	startServer := func() *proc {
-		p := startProc(t, "nats-server", natsServer, "-js", "-a", "127.0.0.1", "-p", fmt.Sprint(port), "-sd", filepath.Join(root, "nats-store"))
+		p := startProc(t, "nats-server", natsServer, "-c", filepath.Join(root, "nats.conf"))
 		waitFor(t, 10*time.Second, "nats-server to listen", func() bool {
 			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 			if err == nil {
@@ -225,8 +225,20 @@ func clusterSuite(t *testing.T, natsServer string) {
 		}, p)
 		return p
 	}
+	var trainerCreds cluster.Creds
+	workerFlags := []string{}
 	if natsServer != "" {
-		server = url
+		// a standalone server with a trainer and a worker role, the worker's permissions as yinsh
+		// cluster permissions prints them (docs/distributed.md)
+		conf := fmt.Sprintf("listen: 127.0.0.1:%d\njetstream { store_dir: %q }\nauthorization {\n  users: [\n"+
+			"    { user: trainer, password: tpw }\n    { user: worker, password: wpw, %s }\n  ]\n}\n",
+			port, filepath.Join(root, "nats-store"), cluster.WorkerPermissionsConfig("crun"))
+		must(t, os.WriteFile(filepath.Join(root, "nats.conf"), []byte(conf), 0o644))
+		must(t, os.WriteFile(filepath.Join(root, "trainer.creds"), []byte("user = trainer\npassword = tpw\n"), 0o600))
+		must(t, os.WriteFile(filepath.Join(root, "worker.creds"), []byte("# a worker\nuser = worker\npassword = wpw\n"), 0o600))
+		trainerCreds = cluster.Creds{User: "trainer", Password: "tpw"}
+		workerFlags = []string{"--creds", filepath.Join(root, "worker.creds")}
+		server = url + ", creds: " + filepath.Join(root, "trainer.creds")
 		srv = startServer()
 	}
 	cfgPath := filepath.Join(root, "cluster.yaml")
@@ -248,8 +260,8 @@ func clusterSuite(t *testing.T, natsServer string) {
 		if i == 3 {
 			run = runDir // a worker on the same disk names the run by its directory
 		}
-		workers = append(workers, startProc(t, fmt.Sprintf("worker %d", i), bin, "worker", "--server", url, "--run", run,
-			"--parallel", "1", "--name", fmt.Sprintf("w%d", i), "--verbose"))
+		workers = append(workers, startProc(t, fmt.Sprintf("worker %d", i), bin, append([]string{"worker", "--server", url, "--run", run,
+			"--parallel", "1", "--name", fmt.Sprintf("w%d", i), "--verbose"}, workerFlags...)...))
 	}
 	all := append([]*proc{trainer}, workers...)
 	if srv != nil {
@@ -260,7 +272,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 	waitFor(t, 60*time.Second, "worker 1 to publish a game", func() bool { return publishedLine.MatchString(workers[0].out.String()) }, all...)
 	workers[0].kill(t)
 
-	out, err := exec.Command(bin, "cluster", "status", "--server", url, "--run", "crun").CombinedOutput()
+	out, err := exec.Command(bin, append([]string{"cluster", "status", "--server", url, "--run", "crun"}, workerFlags...)...).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "workers seen: ") || !strings.Contains(string(out), "stream backlog") {
 		t.Fatalf("yinsh cluster status: %v\n%s", err, out)
 	}
@@ -315,7 +327,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 	}
 	var waiting map[string]bool
 	if srv != nil {
-		waiting = streamIDs(t, url, cluster.Creds{}, "crun")
+		waiting = streamIDs(t, url, trainerCreds, "crun")
 	} else {
 		s, err := cluster.StartServer(cluster.ServerOptions{Dir: filepath.Join(runDir, "nats"), Listen: "127.0.0.1:0", Run: "crun", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
@@ -355,5 +367,12 @@ func clusterSuite(t *testing.T, natsServer string) {
 	st, err := os.ReadFile(filepath.Join(runDir, train.StateFile))
 	if err != nil || !strings.Contains(string(st), `"games": 18`) {
 		t.Errorf("state.json: %v\n%s", err, st)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
