@@ -205,7 +205,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 			net.Close()
 		}
 	}()
-	next := 0
+	next, fetchFails := 0, 0
 	for {
 		ri := w.latest.Load()
 		for ri == nil {
@@ -230,8 +230,19 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 				if ctx.Err() != nil {
 					return nil
 				}
-				return err
+				// the server may be restarting with the trainer, or the network being replaced:
+				// try again (a newer run key may name another network by then)
+				fetchFails++
+				log.Warn("cluster: network not fetched, retrying", "network", ri.Network, "attempt", fetchFails, "err", err)
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-changed:
+				case <-time.After(min(time.Duration(fetchFails)*500*time.Millisecond, 5*time.Second)):
+				}
+				continue
 			}
+			fetchFails = 0
 			if net != nil {
 				net.Close()
 			}

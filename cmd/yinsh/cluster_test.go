@@ -93,14 +93,21 @@ func (p *proc) kill(t *testing.T) {
 	<-p.done
 }
 
-// wait waits for the process to exit within d and returns its error.
-func (p *proc) wait(t *testing.T, d time.Duration) error {
+// wait waits for the process to exit within d and returns its error; on a timeout it fails the
+// test with the output of p and of the others.
+func (p *proc) wait(t *testing.T, d time.Duration, others ...*proc) error {
 	t.Helper()
 	select {
 	case err := <-p.done:
 		return err
 	case <-time.After(d):
-		t.Fatalf("%s still running after %v; output:\n%s", p.name, d, p.out.String())
+		var b strings.Builder
+		for _, o := range others {
+			if o != p {
+				fmt.Fprintf(&b, "--- %s:\n%s\n", o.name, o.out.String())
+			}
+		}
+		t.Fatalf("%s still running after %v; output:\n%s\n%s", p.name, d, p.out.String(), b.String())
 		return nil
 	}
 }
@@ -289,11 +296,11 @@ func clusterSuite(t *testing.T, natsServer string) {
 	}
 	resumed := startProc(t, "resumed trainer", bin, "train", "--run", runDir, "--resume")
 	all = append(all, resumed)
-	if err := resumed.wait(t, 120*time.Second); err != nil {
+	if err := resumed.wait(t, 120*time.Second, all...); err != nil {
 		t.Fatalf("resumed trainer: %v\n%s", err, resumed.out.String())
 	}
 	for _, w := range workers[1:] {
-		if err := w.wait(t, 30*time.Second); err != nil {
+		if err := w.wait(t, 30*time.Second, all...); err != nil {
 			t.Fatalf("%s: %v\n%s", w.name, err, w.out.String())
 		}
 		if !strings.Contains(w.out.String(), "run crun finished") {
