@@ -383,3 +383,61 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestClusterRunFlag: --run takes a run's name or its directory, whose config may name the run.
+func TestClusterRunFlag(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my.run")
+	must(t, os.MkdirAll(dir, 0o755))
+	c := ClusterConnFlags{Server: "nats://127.0.0.1:1", Run: dir}
+	if run, _, err := c.conn(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil || run != "my_run" {
+		t.Fatalf("run directory without a config: %q, %v; want my_run", run, err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, train.ConfigFile), []byte("generations: 1\ncluster:\n  server: embedded\n  run: custom\n"), 0o644))
+	if run, _, err := c.conn(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil || run != "custom" {
+		t.Fatalf("run directory with cluster.run: %q, %v; want custom", run, err)
+	}
+	for _, bad := range []ClusterConnFlags{{Run: "r"}, {Server: "nats://h:1"}, {Server: "nats://h:1", Run: "***"}} {
+		if _, _, err := bad.conn(slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	for _, args := range [][]string{{"worker", "--server", "nats://127.0.0.1:1", "--run", "x", "--parallel", "-1"}, {"cluster", "permissions"}} {
+		if _, _, code := runCLI(t, "", args...); code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+	}
+	out, _, code := runCLI(t, "", "cluster", "permissions", "--run", "runs/dist")
+	if code != 0 || !strings.Contains(out, `"yinsh.dist.games"`) || !strings.Contains(out, `subscribe: { allow: ["_INBOX.>"] }`) {
+		t.Fatalf("cluster permissions: %d\n%s", code, out)
+	}
+}
+
+// TestWorkerRefused: yinsh worker exits non-zero with a clear message for refused credentials and
+// for a run the server does not hold.
+func TestWorkerRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, err := cluster.StartServer(cluster.ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "r",
+		WorkerCreds: cluster.Creds{Token: "right"}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	good, bad := filepath.Join(dir, "good.creds"), filepath.Join(dir, "bad.creds")
+	must(t, os.WriteFile(good, []byte("token = right\n"), 0o600))
+	must(t, os.WriteFile(bad, []byte("token = wrong\n"), 0o600))
+	for _, tc := range []struct {
+		creds, want string
+	}{
+		{bad, "refused the credentials"},
+		{good, `no run "nope"`},
+	} {
+		_, errs, code := runCLI(t, "", "worker", "--server", s.URL(), "--run", "nope", "--creds", tc.creds)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("--creds %s: exit %d, stderr %q; want %q", filepath.Base(tc.creds), code, errs, tc.want)
+		}
+		_, errs, code = runCLI(t, "", "cluster", "status", "--server", s.URL(), "--run", "nope", "--creds", tc.creds)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("status --creds %s: exit %d, stderr %q; want %q", filepath.Base(tc.creds), code, errs, tc.want)
+		}
+	}
+}

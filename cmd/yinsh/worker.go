@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -48,6 +49,12 @@ func (c *ClusterConnFlags) conn(log *slog.Logger) (string, cluster.ConnOptions, 
 	run, err := cluster.RunName(c.Run)
 	if err != nil {
 		return "", cluster.ConnOptions{}, fmt.Errorf("--run: %w", err)
+	}
+	// a run directory on this disk: its config may name the run (cluster.run)
+	if fi, err := os.Stat(c.Run); err == nil && fi.IsDir() {
+		if cfg, err := train.LoadConfig(filepath.Join(c.Run, train.ConfigFile), nil); err == nil && cfg.Cluster.Run != "" {
+			run = cfg.Cluster.Run
+		}
 	}
 	o := cluster.ConnOptions{URL: c.Server, TLS: cluster.TLS{CA: c.TLSCA, Cert: c.TLSCert, Key: c.TLSKey}, Log: log}
 	if c.Creds != "" {
