@@ -138,7 +138,17 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	// the games in progress when the run finishes are of no use: they are abandoned at once
 	playCtx, playCancel := context.WithCancel(ctx)
 	defer playCancel()
-	update := func(ri RunInfo) {
+	var mu sync.Mutex
+	var lastRev uint64
+	// update takes a run key of revision rev; an older one (a poll answered after the watch
+	// delivered a newer value) is ignored
+	update := func(ri RunInfo, rev uint64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if rev < lastRev {
+			return
+		}
+		lastRev = rev
 		w.latest.Store(&ri)
 		if ri.Finished {
 			playCancel()
@@ -158,7 +168,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 				log.Warn("cluster: run key unreadable", "err", err)
 				continue
 			}
-			update(ri)
+			update(ri, e.Revision())
 		}
 	}()
 	// the watch delivers changes at once; a poll every 2 s covers a watch that lost its consumer
@@ -181,7 +191,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 				continue
 			}
 			if old := w.latest.Load(); old == nil || *old != ri {
-				update(ri)
+				update(ri, e.Revision())
 			}
 		}
 	}()
