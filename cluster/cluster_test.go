@@ -394,3 +394,43 @@ func TestFinishAbandonsGames(t *testing.T) {
 		t.Fatalf("after the end: workers %v, finished %v", rep.Workers, rep.Run.Finished)
 	}
 }
+
+// TestMaxBacklog: beyond the bound the server refuses games; once the trainer has taken some, a
+// retried publish is stored.
+func TestMaxBacklog(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := StartServer(ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "b", Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: srv.URL(), Creds: srv.TrainerCreds()}, Run: "b", Fresh: true, MaxBacklog: 3, Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	nc, js, err := connect(ConnOptions{URL: srv.URL(), Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for i := uint64(1); i <= 3; i++ {
+		publishRaw(t, js, "b", Game{Generation: 1, Worker: "w", Record: randomGame(i, "g")})
+	}
+	extra := Game{Generation: 1, Worker: "w", Record: randomGame(4, "g")}
+	data, _ := EncodeGame(extra)
+	msg := &nats.Msg{Subject: namesFor("b").subject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(jetstream.MsgIDHeader, MsgID(4))
+	if _, err := js.PublishMsg(ctx, msg); err == nil {
+		t.Fatal("a fourth game was stored beyond a backlog of 3")
+	}
+	if _, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: 2, Seen: map[uint64]bool{}, Sync: func() error { return nil },
+		Append: func(Game) error { return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.PublishMsg(ctx, msg); err != nil {
+		t.Fatalf("the retried publish after the trainer caught up: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ type TrainerOptions struct {
 	// AckWait is how long a fetched game may stay unacknowledged before the server redelivers it
 	// (default 30 s).
 	AckWait time.Duration
+	// MaxBacklog bounds the games waiting in the stream (0: no bound): beyond it the server refuses
+	// new games and workers retry their publish, waiting for the trainer (backpressure).
+	MaxBacklog int
 	// HeartbeatTTL is how long a worker's heartbeat is kept (default 30 s).
 	HeartbeatTTL time.Duration
 	Log          *slog.Logger
@@ -91,6 +94,7 @@ func (t *Trainer) setup(ctx context.Context) error {
 	_, err := t.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: n.stream, Subjects: []string{n.subject}, Storage: jetstream.FileStorage,
 		Retention: jetstream.WorkQueuePolicy, Duplicates: 10 * time.Minute, MaxMsgSize: 8 << 20,
+		MaxMsgs: maxMsgs(t.o.MaxBacklog), Discard: jetstream.DiscardNew,
 		Description: "YINSH Zero self-play games of run " + n.run,
 	})
 	if err != nil {
@@ -320,4 +324,11 @@ func (t *Trainer) Finish(ctx context.Context, linger time.Duration) error {
 		}
 	}
 	return nil
+}
+
+func maxMsgs(backlog int) int64 {
+	if backlog <= 0 {
+		return -1
+	}
+	return int64(backlog)
 }

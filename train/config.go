@@ -60,6 +60,9 @@ type ClusterConfig struct {
 	// AckWaitS is how many seconds a game fetched by the trainer may stay unacknowledged before
 	// the server redelivers it (after a trainer crash); 0: 30.
 	AckWaitS int `yaml:"ack_wait_s"`
+	// MaxBacklog bounds the games waiting in the stream (0: 10 generations' games): beyond it
+	// workers wait (their publishes are refused and retried) until the trainer catches up.
+	MaxBacklog int `yaml:"max_backlog"`
 	// Creds is the trainer's credentials file for an external server (see yinsh worker --creds).
 	Creds string `yaml:"creds"`
 	// WorkerCreds is the credentials file workers present to the embedded server (token, user and
@@ -433,6 +436,7 @@ func (c *Config) Validate() error {
 		{"cluster.worker_parallel", c.Cluster.WorkerParallel, 0, 4096},
 		{"cluster.staleness", c.Cluster.Staleness, 0, 1_000_000},
 		{"cluster.ack_wait_s", c.Cluster.AckWaitS, 0, 86_400},
+		{"cluster.max_backlog", c.Cluster.MaxBacklog, 0, 100_000_000},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {
@@ -566,7 +570,7 @@ func (c *Config) YAML() ([]byte, error) { return yaml.Marshal(c) }
 
 func (c *ClusterConfig) validate() error {
 	if c.IsZero() {
-		if c.Listen != "" || c.Run != "" || c.LocalWorkers != 0 || c.WorkerParallel != 0 || c.Staleness != 0 || c.AckWaitS != 0 ||
+		if c.Listen != "" || c.Run != "" || c.LocalWorkers != 0 || c.WorkerParallel != 0 || c.Staleness != 0 || c.AckWaitS != 0 || c.MaxBacklog != 0 ||
 			c.Creds != "" || c.WorkerCreds != "" || !c.TLS.IsZero() {
 			return errors.New("cluster.server is empty: set it (embedded or nats://host:port) or remove the cluster section")
 		}
