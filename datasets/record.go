@@ -362,3 +362,26 @@ func (st *Stats) Share(o env.Outcome) float64 {
 	}
 	return float64(st.Results[o]) / float64(st.Games)
 }
+
+// MarshalBinary returns the record's encoding (the payload of a shard frame before compression): the
+// form a game travels in between processes (cluster workers publish it).
+func (r *Record) MarshalBinary() ([]byte, error) {
+	if err := r.checkStructure(); err != nil {
+		return nil, err
+	}
+	return appendRecord(nil, r), nil
+}
+
+// UnmarshalBinary decodes an encoding written by MarshalBinary and checks its structure (not the
+// rules: see Validate).
+func (r *Record) UnmarshalBinary(b []byte) error {
+	if len(b) > maxDecodedBytes {
+		return fmt.Errorf("datasets: record of %d bytes is too large", len(b))
+	}
+	d, err := decodeRecord(b)
+	if err != nil {
+		return fmt.Errorf("datasets: record: %w", err)
+	}
+	*r = *d
+	return nil
+}

@@ -677,6 +677,23 @@ func (w *Writer) install(tmp string) (string, error) {
 	return final, nil
 }
 
+// Sync makes every game appended so far durable (fsync of the shard in progress): a consumer that
+// acknowledges games to their sender calls it before acknowledging.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil {
+		return nil // no shard in progress: finalised shards are synced
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("datasets: sync %s: %w", w.tmp, err)
+	}
+	return nil
+}
+
 // Shards returns the shards this writer has finalised, in order.
 func (w *Writer) Shards() []string {
 	w.mu.Lock()

@@ -104,6 +104,10 @@ type RunOptions struct {
 	// ev: for example ev mixed with random rollouts seeded by the game, so that a position recurring
 	// in other games and generations (openings) gets fresh rollouts rather than the same ones.
 	Evaluator func(seed uint64) mcts.Evaluator
+	// Stop, if set, is asked before each game starts: true starts no more games, and Run returns
+	// once the games in progress are finished (a cluster worker drains its games this way when a
+	// new network arrives). Called from many goroutines.
+	Stop func() bool
 }
 
 // Run plays opts.Games self-play games, opts.Parallel at a time, every search going through ev
@@ -147,7 +151,7 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 			}
 			for {
 				mu.Lock()
-				if next >= opts.Games || ctx.Err() != nil {
+				if next >= opts.Games || ctx.Err() != nil || (opts.Stop != nil && opts.Stop()) {
 					mu.Unlock()
 					return
 				}

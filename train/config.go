@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"reflect"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/yinsh-zero/yinsh/cluster"
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 )
@@ -32,7 +34,49 @@ type Config struct {
 	Training   TrainingConfig   `yaml:"training"`
 	Evaluation EvaluationConfig `yaml:"evaluation"`
 	Pretrain   PretrainConfig   `yaml:"pretrain"`
+	// Cluster, with a server, takes the self-play games from workers over NATS JetStream instead
+	// of playing them in this process (absent: the single-process loop).
+	Cluster ClusterConfig `yaml:"cluster,omitempty"`
 }
+
+// ClusterConfig is distributed self-play (docs/distributed.md): workers, in this process or on
+// other machines (yinsh worker), play the games and publish them; the trainer ingests them.
+type ClusterConfig struct {
+	// Server is embedded (a nats-server inside yinsh train, its file store in RUN/nats) or the URL
+	// of a nats-server with JetStream (nats://host:4222); "" turns the cluster off.
+	Server string `yaml:"server"`
+	// Listen is the embedded server's host:port (default 127.0.0.1:4222, loopback: only this
+	// machine; any other address needs worker_creds).
+	Listen string `yaml:"listen"`
+	// Run names the run on the server (default: the run directory's base name).
+	Run string `yaml:"run"`
+	// LocalWorkers are workers inside this process (0: only remote ones play).
+	LocalWorkers int `yaml:"local_workers"`
+	// WorkerParallel is the games at once of each local worker (0: selfplay.parallel).
+	WorkerParallel int `yaml:"worker_parallel"`
+	// Staleness: a game played by a network at most this many generations older than the
+	// generation being filled is used; older ones are dropped and counted.
+	Staleness int `yaml:"staleness"`
+	// AckWaitS is how many seconds a game fetched by the trainer may stay unacknowledged before
+	// the server redelivers it (after a trainer crash); 0: 30.
+	AckWaitS int `yaml:"ack_wait_s"`
+	// MaxBacklog bounds the games waiting in the stream (0: 10 generations' games): beyond it
+	// workers wait (their publishes are refused and retried) until the trainer catches up.
+	MaxBacklog int `yaml:"max_backlog"`
+	// Creds is the trainer's credentials file for an external server (see yinsh worker --creds).
+	Creds string `yaml:"creds"`
+	// WorkerCreds is the credentials file workers present to the embedded server (token, user and
+	// password, or an nkey seed); required when listen is not loopback.
+	WorkerCreds string      `yaml:"worker_creds"`
+	TLS         cluster.TLS `yaml:"tls"`
+}
+
+// IsZero reports an absent cluster section (so the resolved config of a single-process run does
+// not mention it).
+func (c ClusterConfig) IsZero() bool { return c.Server == "" }
+
+// Enabled reports whether self-play games come from cluster workers.
+func (c ClusterConfig) Enabled() bool { return c.Server != "" }
 
 // PretrainConfig fits a new run's gen-0000 to recorded games before its first generation (the warm
 // start of expert iteration: expert games from yinsh datasets generate, imported boardspace games),
@@ -388,6 +432,11 @@ func (c *Config) Validate() error {
 		{"pretrain.expert.sims", c.Pretrain.Expert.Sims, 1, 1_000_000},
 		{"pretrain.expert.opening_plies", c.Pretrain.Expert.OpeningPlies, 0, 10},
 		{"pretrain.expert.parallel", c.Pretrain.Expert.Parallel, 0, 4096},
+		{"cluster.local_workers", c.Cluster.LocalWorkers, 0, 256},
+		{"cluster.worker_parallel", c.Cluster.WorkerParallel, 0, 4096},
+		{"cluster.staleness", c.Cluster.Staleness, 0, 1_000_000},
+		{"cluster.ack_wait_s", c.Cluster.AckWaitS, 0, 86_400},
+		{"cluster.max_backlog", c.Cluster.MaxBacklog, 0, 100_000_000},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {
@@ -455,6 +504,9 @@ func (c *Config) Validate() error {
 	if sp.OpponentFraction > 0 && len(sp.Opponents) == 0 {
 		return bad("selfplay.opponents", "[]", "at least one player when selfplay.opponent_fraction > 0")
 	}
+	if err := c.Cluster.validate(); err != nil {
+		return err
+	}
 	if _, err := c.Architecture(); err != nil {
 		return err
 	}
@@ -515,3 +567,40 @@ func (c *Config) VariantValue() env.Variant {
 
 // YAML returns the resolved config as YAML (written into the run directory).
 func (c *Config) YAML() ([]byte, error) { return yaml.Marshal(c) }
+
+func (c *ClusterConfig) validate() error {
+	if c.IsZero() {
+		if c.Listen != "" || c.Run != "" || c.LocalWorkers != 0 || c.WorkerParallel != 0 || c.Staleness != 0 || c.AckWaitS != 0 || c.MaxBacklog != 0 ||
+			c.Creds != "" || c.WorkerCreds != "" || !c.TLS.IsZero() {
+			return errors.New("cluster.server is empty: set it (embedded or nats://host:port) or remove the cluster section")
+		}
+		return nil
+	}
+	switch {
+	case c.Server == "embedded":
+		if c.Listen != "" {
+			host, port, err := net.SplitHostPort(c.Listen)
+			if _, perr := strconv.Atoi(port); err != nil || perr != nil {
+				return fmt.Errorf("cluster.listen = %q, want host:port", c.Listen)
+			}
+			if !cluster.IsLoopback(host) && c.WorkerCreds == "" {
+				return fmt.Errorf("cluster.listen = %q is not loopback: other machines' workers need credentials (set cluster.worker_creds)", c.Listen)
+			}
+		}
+		if c.Creds != "" {
+			return errors.New("cluster.creds is the trainer's credentials for an external server; the embedded server takes cluster.worker_creds")
+		}
+	case strings.HasPrefix(c.Server, "nats://") || strings.HasPrefix(c.Server, "tls://"):
+		if c.Listen != "" || c.WorkerCreds != "" {
+			return errors.New("cluster.listen and cluster.worker_creds configure the embedded server: with an external one, its own config does")
+		}
+	default:
+		return fmt.Errorf("cluster.server = %q, want embedded or nats://host:port", c.Server)
+	}
+	if c.Run != "" {
+		if n, err := cluster.RunName(c.Run); err != nil || n != c.Run {
+			return fmt.Errorf("cluster.run = %q, want letters, digits, '_' and '-' only", c.Run)
+		}
+	}
+	return nil
+}

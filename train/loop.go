@@ -153,6 +153,11 @@ func Train(ctx context.Context, o Options) error {
 		}
 	}
 
+	src, err := openSource(ctx, o, gdir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
 	resumed := st.Generation + 1 // the generation a killed run may have left games of
 	for g := resumed; g <= cfg.Generations; g++ {
 		if err := ctx.Err(); err != nil {
@@ -161,35 +166,20 @@ func Train(ctx context.Context, o Options) error {
 		m := Metrics{Generation: g, Time: time.Now().UTC().Format(time.RFC3339)}
 		genStart := time.Now()
 
-		// 1. self-play with the best network; the games of g already recorded (a resumed run: only
-		// the generation in flight when it was killed can have any) count and are not played again
-		first := (g - 1) * cfg.SelfPlay.Games
-		rec := recorded{done: map[int]bool{}}
-		if g == resumed {
-			var err error
-			if rec, err = recordedGames(gdir, g, cfg.Seed, first, cfg.SelfPlay.Games, o.Log); err != nil {
-				return err
-			}
-		}
-		todo := missing(rec.done, first, cfg.SelfPlay.Games)
-		if rec.stats.Recovered > 0 {
-			o.Log.Info("self-play: games of this generation already recorded", "generation", g, "recorded", rec.stats.Recovered, "to_play", len(todo))
-		}
+		// 1. self-play with the best network (in this process, or by cluster workers); the games
+		// of g already recorded (a resumed run: only the generation in flight when it was killed
+		// can have any) count and are not played again
 		writer, err := datasets.NewWriter(gdir, datasets.WriterOptions{GamesPerShard: max(cfg.SelfPlay.Games/4, 1), Logger: o.Log})
 		if err != nil {
 			return err
 		}
-		sps, err := PlaySelfPlay(ctx, SelfPlayOptions{
-			Config: cfg, Net: best, Generator: GenName(g), Indices: todo,
-			Seed: cfg.Seed, Writer: writer, Window: window, Progress: o.Progress,
-		})
+		sps, err := src.Games(ctx, GenPlay{Generation: g, Resumed: g == resumed, Best: best, BestPath: st.Best, Writer: writer, Window: window})
 		if cerr := writer.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return fmt.Errorf("generation %d self-play: %w", g, err)
 		}
-		sps.add(rec.stats)
 		st.Games += sps.Games
 		m.SelfPlay = selfPlayMetrics(sps)
 
@@ -263,7 +253,7 @@ func Train(ctx context.Context, o Options) error {
 		}
 		fmt.Fprintln(o.Out, m.Summary(cfg.Generations))
 	}
-	return nil
+	return src.Finish(ctx)
 }
 
 func bestGen(path string) int {

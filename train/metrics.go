@@ -45,6 +45,11 @@ type SelfPlayMetrics struct {
 	// (share of points) in them.
 	OpponentGames int     `json:"opponent_games,omitempty"`
 	OpponentScore float64 `json:"opponent_score,omitempty"`
+	// Sources counts the games by cluster worker (cluster self-play only); Stale games were dropped
+	// for too old a network, Duplicates for being recorded already.
+	Sources    map[string]int `json:"sources,omitempty"`
+	Stale      int            `json:"stale,omitempty"`
+	Duplicates int            `json:"duplicates,omitempty"`
 }
 
 // TrainMetrics summarises a generation's training.
@@ -89,6 +94,7 @@ func selfPlayMetrics(s SelfPlayStats) SelfPlayMetrics {
 	if s.OpponentGames > 0 {
 		m.OpponentGames, m.OpponentScore = s.OpponentGames, s.OpponentScore/float64(s.OpponentGames)
 	}
+	m.Sources, m.Stale, m.Duplicates = s.Sources, s.Stale, s.Duplicates
 	return m
 }
 
@@ -99,6 +105,18 @@ func (m *Metrics) Summary(total int) string {
 		m.Generation, total, m.SelfPlay.Games, m.SelfPlay.GamesPerHour, m.SelfPlay.MeanLength, m.SelfPlay.White, m.SelfPlay.Black, m.SelfPlay.Draw)
 	if m.SelfPlay.OpponentGames > 0 {
 		fmt.Fprintf(&b, ", %d vs opponents scoring %.2f", m.SelfPlay.OpponentGames, m.SelfPlay.OpponentScore)
+	}
+	if m.SelfPlay.Sources != nil {
+		b.WriteString(", by source")
+		for _, n := range sortedNames(m.SelfPlay.Sources) {
+			fmt.Fprintf(&b, " %s %d", n, m.SelfPlay.Sources[n])
+		}
+		if m.SelfPlay.Recovered > 0 {
+			fmt.Fprintf(&b, " recovered %d", m.SelfPlay.Recovered)
+		}
+		if m.SelfPlay.Stale > 0 {
+			fmt.Fprintf(&b, ", %d stale dropped", m.SelfPlay.Stale)
+		}
 	}
 	if m.Train.Steps > 0 {
 		fmt.Fprintf(&b, "; train %d steps loss %.3f (policy %.3f, value %.3f) %.0f samples/s",
@@ -166,4 +184,13 @@ func ReadMetrics(path string) ([]Metrics, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+func sortedNames(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -72,6 +72,11 @@ type SelfPlayOptions struct {
 	Writer   *datasets.Writer
 	Window   *datasets.Window // optional: games are also added here
 	Progress io.Writer        // progress bar / lines (nil: none)
+	// OnRecord, if set, receives each finished game instead of Writer and Window (a cluster
+	// worker publishes it).
+	OnRecord func(*datasets.Record) error
+	// Stop, if set, ends the self-play early: asked before each game starts (selfplay.RunOptions.Stop).
+	Stop func() bool
 }
 
 // SelfPlayStats reports a self-play phase.
@@ -90,6 +95,10 @@ type SelfPlayStats struct {
 	// Recovered of the Games were recorded before a restart (counted in Games, Positions, Targets
 	// and Results, not in the rates).
 	Recovered int
+	// Sources counts the games by cluster worker (nil: played in this process); Stale and
+	// Duplicates are the games the cluster ingest dropped (too old a network, already recorded).
+	Sources           map[string]int
+	Stale, Duplicates int
 }
 
 // GamesPerHour returns the self-play rate of the games played (not the recovered ones).
@@ -144,14 +153,18 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	start := time.Now()
 	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame, Indices: o.Indices,
-		Opponent: opponent, Evaluator: perGame,
+		Opponent: opponent, Evaluator: perGame, Stop: o.Stop,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
-			if err := o.Writer.Append(rec); err != nil {
+			if o.OnRecord != nil {
+				if err := o.OnRecord(rec); err != nil {
+					return err
+				}
+			} else if err := o.Writer.Append(rec); err != nil {
 				return err
 			}
 			fault("selfplay.game")
-			if o.Window != nil {
+			if o.Window != nil && o.OnRecord == nil {
 				if err := o.Window.Add(rec); err != nil {
 					return err
 				}

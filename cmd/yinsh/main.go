@@ -62,6 +62,8 @@ func newRootCmd() *cobra.Command {
 		newSelfplayCmd(),
 		newPlayCmd(),
 		newServeCmd(),
+		newWorkerCmd(),
+		newClusterCmd(),
 	)
 	registerCompletions(root)
 	return root

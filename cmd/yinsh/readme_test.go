@@ -19,7 +19,7 @@ func TestReadmeCommandsExist(t *testing.T) {
 	inline := regexp.MustCompile("`((?:bin/)?yinsh [^`]+)`")
 	flag := regexp.MustCompile(`(?:^|[\s\[|])(--[a-z][a-z0-9-]*)`)
 	checked := 0
-	for _, file := range []string{"../../README.md", "../../docs/engine-protocol.md", "../../docs/rules.md", "../../docs/http-api.md"} {
+	for _, file := range []string{"../../README.md", "../../docs/engine-protocol.md", "../../docs/rules.md", "../../docs/http-api.md", "../../docs/distributed.md"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
