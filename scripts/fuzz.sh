@@ -14,6 +14,14 @@ pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
 	mapfile -t pkgs < <(grep -l --include='*_test.go' -r '^func Fuzz[A-Za-z0-9_]*(f \*testing.F)' . | xargs -n1 dirname | sort -u)
 fi
+# count_execs LOG prints the last execs count of a fuzz log, or "baseline" when the run ended while
+# still replaying its corpus (a large cached corpus on a slow machine can outlast a short -fuzztime);
+# it must not fail, or set -e would end the script without saying why.
+count_execs() {
+	local n
+	n=$(grep -o 'execs: [0-9]*' "$1" | tail -1 | cut -d' ' -f2 || true)
+	echo "${n:-baseline}"
+}
 total=0
 for pkg in "${pkgs[@]}"; do
 	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing.F)' "$pkg"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort -u); do
@@ -28,8 +36,8 @@ for pkg in "${pkgs[@]}"; do
 			# exceeded" and no failing input (golang/go#75804, unfixed in Go 1.26): a crash writes
 			# its input under testdata/fuzz; without one, that message is the coordinator's race
 			if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$log"; then
-				execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-				printf '%-28s %-28s %10s execs in %s (ended by golang/go#75804, no failing input)\n' "$pkg" "$target" "${execs:-0}" "$fuzztime"
+				execs=$(count_execs "$log")
+				printf '%-28s %-28s %10s execs in %s (ended by golang/go#75804, no failing input)\n' "$pkg" "$target" "$execs" "$fuzztime"
 				rm -f "$log"
 				total=$((total + 1))
 				continue
@@ -39,8 +47,8 @@ for pkg in "${pkgs[@]}"; do
 			rm -f "$log"
 			exit 1
 		fi
-		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-		printf '%-28s %-28s %10s execs in %s\n' "$pkg" "$target" "${execs:-0}" "$fuzztime"
+		execs=$(count_execs "$log")
+		printf '%-28s %-28s %10s execs in %s\n' "$pkg" "$target" "$execs" "$fuzztime"
 		rm -f "$log"
 		total=$((total + 1))
 	done
