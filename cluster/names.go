@@ -36,6 +36,19 @@ func RunName(s string) (string, error) {
 		}
 		s = filepath.Base(abs)
 	}
+	n := keySafe(s)
+	if n == "" || strings.Trim(n, "_") == "" {
+		return "", fmt.Errorf("cluster: run name %q: want letters, digits, '_' or '-'", s)
+	}
+	if len(n) > 64 {
+		return "", fmt.Errorf("cluster: run name %q is longer than 64 characters", n)
+	}
+	return n, nil
+}
+
+// keySafe replaces every character of s but ASCII letters, digits, '_' and '-' with '_' (what NATS
+// subjects, stream names and KV keys accept).
+func keySafe(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -45,14 +58,7 @@ func RunName(s string) (string, error) {
 			b.WriteByte('_')
 		}
 	}
-	n := b.String()
-	if n == "" || strings.Trim(n, "_") == "" {
-		return "", fmt.Errorf("cluster: run name %q: want letters, digits, '_' or '-'", s)
-	}
-	if len(n) > 64 {
-		return "", fmt.Errorf("cluster: run name %q is longer than 64 characters", n)
-	}
-	return n, nil
+	return b.String()
 }
 
 func namesFor(run string) names {

@@ -62,19 +62,10 @@ var ErrRunFinished = errors.New("cluster: the run is finished")
 
 // workerName makes a name usable as a KV key.
 func workerName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
+	if n := keySafe(s); n != "" {
+		return n
 	}
-	if b.Len() == 0 {
-		return "worker"
-	}
-	return b.String()
+	return "worker"
 }
 
 // RunWorker plays games for the run until the context ends (it returns nil) or the trainer

@@ -78,20 +78,8 @@ An existing FILE is kept unless --force.`,
 			case opts.Player == "":
 				return fmt.Errorf("--checkpoint FILE (or --player random|heuristic|rollout:N) is required")
 			}
-			if !(opts.Mix >= 0 && opts.Mix <= 1) {
-				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
-			}
-			if opts.Sims < 1 {
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
-			}
-			if movetime < 0 {
-				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
-			}
-			if movetime > 0 && opts.Gumbel {
-				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
-			}
-			if opts.Leaves < 1 || opts.Leaves > 4096 {
-				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
+			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
+				return err
 			}
 			if err := checkVariant("", opts.Player, v, opts.AnyVariant); err != nil {
 				return err
@@ -383,4 +371,25 @@ func phaseHint(s *env.State) string {
 		return "remove a ring of yours, e.g. xe5"
 	}
 	return ""
+}
+
+// checkSearchFlags checks the search flags play and serve share: --rollout-mix, --sims, --movetime
+// (milliseconds, 0 none), --gumbel and --leaves-in-flight.
+func checkSearchFlags(mix float64, sims, movetime int, gumbel bool, leaves int) error {
+	if !(mix >= 0 && mix <= 1) {
+		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", mix)
+	}
+	if sims < 1 {
+		return fmt.Errorf("--sims must be at least 1, got %d", sims)
+	}
+	if movetime < 0 {
+		return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
+	}
+	if movetime > 0 && gumbel {
+		return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
+	}
+	if leaves < 1 || leaves > 4096 {
+		return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", leaves)
+	}
+	return nil
 }

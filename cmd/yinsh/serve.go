@@ -72,20 +72,8 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if !web.IsLoopback(opts.Addr) && !opts.AllowRemote {
 				return fmt.Errorf("--addr %s is not a loopback address: the server has no authentication; pass --allow-remote to serve it anyway", opts.Addr)
 			}
-			if !(opts.Mix >= 0 && opts.Mix <= 1) {
-				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
-			}
-			if opts.Sims < 1 {
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
-			}
-			if movetime < 0 {
-				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
-			}
-			if movetime > 0 && opts.Gumbel {
-				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
-			}
-			if opts.Leaves < 1 || opts.Leaves > 4096 {
-				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
+			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
+				return err
 			}
 			if opts.Searches < 1 || opts.Searches > 256 {
 				return fmt.Errorf("--searches must be in [1, 256], got %d", opts.Searches)
