@@ -237,7 +237,9 @@ func (t *Trainer) Ingest(ctx context.Context, o IngestOptions) (IngestStats, err
 			}
 		}
 		for _, m := range done {
-			if err := m.Ack(); err != nil {
+			// DoubleAck waits for the server's confirmation, so that when Ingest returns the
+			// work queue has dropped these games and the backlog bound has room again.
+			if err := m.DoubleAck(ctx); err != nil {
 				t.log.Warn("cluster: ack failed (the game will be redelivered and skipped as a duplicate)", "err", err)
 			}
 		}
