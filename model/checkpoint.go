@@ -249,16 +249,24 @@ func Specs(cfg Config, kind string) []TensorSpec {
 		add(prefix+"."+bn+".running_var", false, out)
 	}
 	c := cfg.Channels
+	gpool := func(prefix string, out int) {
+		if cfg.GlobalPool {
+			add(prefix+".gpool.weight", true, out, 2*c)
+		}
+	}
 	conv("stem", "conv", "bn", c, cfg.InputPlanes, 3)
 	for i := 0; i < cfg.Blocks; i++ {
 		p := "tower." + itoa(i)
 		conv(p, "conv1", "bn1", c, c, 3)
+		gpool(p, c)
 		conv(p, "conv2", "bn2", c, c, 3)
 	}
 	conv("policy", "conv", "bn", cfg.PolicyChannels, c, 1)
+	gpool("policy", cfg.PolicyChannels)
 	add("policy.fc.weight", true, env.NumActions, cfg.PolicyChannels*NumCells)
 	add("policy.fc.bias", true, env.NumActions)
 	conv("value", "conv", "bn", cfg.ValueChannels, c, 1)
+	gpool("value", cfg.ValueChannels)
 	add("value.fc1.weight", true, cfg.ValueHidden, cfg.ValueChannels*NumCells)
 	add("value.fc1.bias", true, cfg.ValueHidden)
 	add("value.fc2.weight", true, NumWDL, cfg.ValueHidden)
@@ -391,7 +399,11 @@ func (c *Checkpoint) Validate() error {
 }
 
 func (c Config) describe() string {
-	return fmt.Sprintf("%dx%d/p%d/v%dx%d", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
+	g := ""
+	if c.GlobalPool {
+		g = "/gpool"
+	}
+	return fmt.Sprintf("%dx%d/p%d/v%dx%d%s", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden, g)
 }
 
 // Clone returns a deep copy.
@@ -409,6 +421,23 @@ func (c *Checkpoint) Clone() *Checkpoint {
 		d.Tensors[n] = t.Clone()
 	}
 	return d
+}
+
+// WithoutOptimizer returns a deep copy of a training checkpoint without its optimiser state (no
+// optim.* tensors, Metadata.Optimizer nil): the weights and batch-norm statistics only, a third of
+// an AdamW checkpoint's size, which every backend loads (training it again starts a fresh optimiser).
+func (c *Checkpoint) WithoutOptimizer() (*Checkpoint, error) {
+	if c.Meta.Kind != KindTraining {
+		return nil, fmt.Errorf("model: checkpoint kind %q has no optimiser state to drop (want %q)", c.Meta.Kind, KindTraining)
+	}
+	d := c.Clone()
+	d.Meta.Optimizer = nil
+	for n := range d.Tensors {
+		if strings.HasPrefix(n, "optim.") {
+			delete(d.Tensors, n)
+		}
+	}
+	return d, d.Validate()
 }
 
 // checksumV1 is the version 1 checksum: the "yinsh" JSON, a zero byte, the data section.

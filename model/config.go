@@ -15,6 +15,17 @@
 //	value   conv1×1(Channels→ValueChannels, no bias) → BN → ReLU → flatten [N, ValueChannels*121]
 //	          → fully connected(→ValueHidden, bias) → ReLU → fully connected(→3, bias) → WDL logits [N, 3]
 //
+// With GlobalPool (KataGo's global pooling bias), three places gain gpool(x → y): the pooled
+// features g = [mean over the 121 cells of each channel of x, max over them] ([N, 2·channels(x)])
+// times a weight [channels(y), 2·channels(x)] (no bias) are added to every cell of y:
+//
+//	block   h = ReLU(BN(conv1(x)));  h += gpool(h → h)  before conv2        tower.<i>.gpool.weight [C, 2C]
+//	policy  after the head's ReLU:   p += gpool(trunk → p)                  policy.gpool.weight [P, 2C]
+//	value   after the head's ReLU:   v += gpool(trunk → v)                  value.gpool.weight  [V, 2C]
+//
+// The pool covers the whole 11×11 grid (off-board cells too: the board never changes), which is
+// ONNX's GlobalAveragePool and GlobalMaxPool.
+//
 // Convolutions use zero padding over the whole 11×11 grid (off-board cells included; the valid-point
 // plane tells the network where the board is). Flatten is PyTorch's: feature index = channel*121 + cell.
 // Batch norm follows PyTorch: eps BNEps, running statistics updated with momentum BNMomentum using the
@@ -65,6 +76,10 @@ type Config struct {
 	ValueChannels int `yaml:"value_channels" json:"value_channels"`
 	// ValueHidden is the width of the value head's hidden fully connected layer, in [1, 4096].
 	ValueHidden int `yaml:"value_hidden" json:"value_hidden"`
+	// GlobalPool adds KataGo-style global pooling: in every residual block, and in both heads, the
+	// channel means and maxima of a feature map over the 121 cells feed a learned bias per channel
+	// (see the package comment). false: the plain net (and the checkpoints written before it).
+	GlobalPool bool `yaml:"global_pool,omitempty" json:"global_pool,omitempty"`
 }
 
 // Presets are the named architectures: "tiny" for tests and the quickstart, "small" (6 blocks × 64
@@ -189,5 +204,8 @@ func (c Config) FLOPsPerPosition() int64 {
 	f += 2 * int64(c.PolicyChannels*NumCells) * int64(env.NumActions)
 	f += 2 * int64(c.ValueChannels*NumCells*c.ValueHidden)
 	f += 2 * int64(c.ValueHidden*NumWDL)
+	if c.GlobalPool { // the pooled-bias products (the pooling itself is additions and comparisons)
+		f += 2 * int64(2*c.Channels) * int64(c.Blocks*c.Channels+c.PolicyChannels+c.ValueChannels)
+	}
 	return f
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Fold returns the inference form of a checkpoint: every conv → batch-norm pair becomes one conv with
@@ -58,6 +59,11 @@ func Fold(c *Checkpoint) (*Checkpoint, error) {
 	fold("value", "conv", "bn")
 	for _, n := range []string{"policy.fc.weight", "policy.fc.bias", "value.fc1.weight", "value.fc1.bias", "value.fc2.weight", "value.fc2.bias"} {
 		out.Tensors[n] = c.Tensors[n].Clone()
+	}
+	for n, t := range c.Tensors { // global pooling weights act after the ReLUs: nothing to fold
+		if strings.HasSuffix(n, ".gpool.weight") {
+			out.Tensors[n] = t.Clone()
+		}
 	}
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("model: fold: %w", err)

@@ -95,16 +95,41 @@ func EncodeONNX(c *Checkpoint) ([]byte, error) {
 		g.init(prefix+".bias", f.Tensors[prefix+".bias"])
 		return out
 	}
+	// gpool adds to y the pooled bias of x (Config.GlobalPool): Concat(GlobalAveragePool(x),
+	// GlobalMaxPool(x)) [N, 2C, 1, 1] through a bias-free 1×1 Conv [cy, 2C, 1, 1], broadcast over cells.
+	pooled := map[string]string{}
+	pool := func(x string) string {
+		if done, ok := pooled[x]; ok {
+			return done
+		}
+		g.node("GlobalAveragePool", x+".gmean", []string{x}, []string{x + ".gmean"}, nil)
+		g.node("GlobalMaxPool", x+".gmax", []string{x}, []string{x + ".gmax"}, nil)
+		g.node("Concat", x+".gpool", []string{x + ".gmean", x + ".gmax"}, []string{x + ".gpool"}, attrs{"axis": int64(1)})
+		pooled[x] = x + ".gpool"
+		return x + ".gpool"
+	}
+	gpool := func(x, y, prefix string) string {
+		if !cfg.GlobalPool {
+			return y
+		}
+		w := f.Tensors[prefix+".gpool.weight"]
+		g.init(prefix+".gpool.weight", &Tensor{Shape: []int{w.Shape[0], w.Shape[1], 1, 1}, Data: w.Data})
+		g.node("Conv", prefix+".gpool", []string{pool(x), prefix + ".gpool.weight"}, []string{prefix + ".gpool.bias"},
+			attrs{"kernel_shape": []int64{1, 1}})
+		g.node("Add", prefix+".gpool.add", []string{y, prefix + ".gpool.bias"}, []string{prefix + ".gpool.out"}, nil)
+		return prefix + ".gpool.out"
+	}
 	a := relu(conv("planes", "stem.conv", 3), "stem.relu")
 	for i := 0; i < cfg.Blocks; i++ {
 		p := fmt.Sprintf("tower.%d.", i)
 		h := relu(conv(a, p+"conv1", 3), p+"relu1")
+		h = gpool(h, h, p[:len(p)-1])
 		t := conv(h, p+"conv2", 3)
 		g.node("Add", p+"add", []string{t, a}, []string{p + "sum"}, nil)
 		a = relu(p+"sum", p+"relu2")
 	}
 	// policy head: masked softmax
-	ph := relu(conv(a, "policy.conv", 1), "policy.relu")
+	ph := gpool(a, relu(conv(a, "policy.conv", 1), "policy.relu"), "policy")
 	g.node("Flatten", "policy.flatten", []string{ph}, []string{"policy.flat"}, attrs{"axis": int64(1)})
 	logits := gemm("policy.flat", "policy.fc")
 	g.init("illegal_logit", &Tensor{Shape: []int{}, Data: []float32{-1e30}})
@@ -113,7 +138,7 @@ func EncodeONNX(c *Checkpoint) ([]byte, error) {
 	g.node("Softmax", "policy.softmax", []string{"policy.masked"}, []string{"policy.softmax"}, attrs{"axis": int64(1)})
 	g.node("Where", "policy.zero_illegal", []string{"mask", "policy.softmax", "zero"}, []string{"policy"}, nil)
 	// value head
-	vh := relu(conv(a, "value.conv", 1), "value.relu")
+	vh := gpool(a, relu(conv(a, "value.conv", 1), "value.relu"), "value")
 	g.node("Flatten", "value.flatten", []string{vh}, []string{"value.flat"}, attrs{"axis": int64(1)})
 	v1 := relu(gemm("value.flat", "value.fc1"), "value.relu1")
 	v2 := gemm(v1, "value.fc2")

@@ -111,6 +111,7 @@ type NetConfig struct {
 	PolicyChannels int    `yaml:"policy_channels"` // 0: the preset's
 	ValueChannels  int    `yaml:"value_channels"`  // 0: the preset's
 	ValueHidden    int    `yaml:"value_hidden"`    // 0: the preset's
+	GlobalPool     bool   `yaml:"global_pool"`     // KataGo-style global pooling biases (model.Config.GlobalPool)
 	// OutputInitScale multiplies the initial weights of the policy and value output layers (their
 	// biases are zeroed) in a new run's gen-0000: near 0 starts with an almost uniform policy and an
 	// even value, instead of the backend's random, peaked one. 1 keeps the backend's initialisation.
@@ -553,6 +554,7 @@ func (c *Config) Architecture() (model.Config, error) {
 	if n.ValueHidden > 0 {
 		a.ValueHidden = n.ValueHidden
 	}
+	a.GlobalPool = a.GlobalPool || n.GlobalPool
 	if err := a.Validate(); err != nil {
 		return a, fmt.Errorf("net: %w", err)
 	}

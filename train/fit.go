@@ -407,7 +407,11 @@ func initialNet(ctx context.Context, o Options, arch model.Config) (model.Net, e
 }
 
 func archText(c model.Config) string {
-	return fmt.Sprintf("%d blocks × %d channels, policy %d, value %d×%d", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
+	s := fmt.Sprintf("%d blocks × %d channels, policy %d, value %d×%d", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
+	if c.GlobalPool {
+		s += ", global pooling"
+	}
+	return s
 }
 
 // ExpertDir is the run directory's folder of pretrain expert games.

@@ -170,8 +170,12 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	}
 	fmt.Fprintf(o, "step: %d\n", m.Step)
 	fmt.Fprintf(o, "encoding version: %d\n", m.EncodingVersion)
-	fmt.Fprintf(o, "net: %s: %d blocks x %d channels, policy head %d channels, value head %d channels x %d hidden, %d input planes\n",
-		unknown(cfg.Name), cfg.Blocks, cfg.Channels, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden, cfg.InputPlanes)
+	gpool := ""
+	if cfg.GlobalPool {
+		gpool = ", global pooling"
+	}
+	fmt.Fprintf(o, "net: %s: %d blocks x %d channels, policy head %d channels, value head %d channels x %d hidden, %d input planes%s\n",
+		unknown(cfg.Name), cfg.Blocks, cfg.Channels, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden, cfg.InputPlanes, gpool)
 	fmt.Fprintf(o, "parameters: %d\n", model.ParamCount(cfg, m.Kind))
 	flops := cfg.FLOPsPerPosition()
 	fmt.Fprintf(o, "flops per position: %d (%.2f MFLOP)\n", flops, float64(flops)/1e6)
@@ -213,14 +217,18 @@ func newExportCmd() *cobra.Command { return newCmdExport(nil) }
 func newCmdExport(runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{}
 	cmd := &cobra.Command{
-		Use:   "export --checkpoint FILE --format onnx|safetensors --out FILE",
-		Short: "Export a checkpoint's network for game clients (ONNX or inference safetensors)",
-		Long: `Export a network for game clients, with batch norm folded into the convolutions.
+		Use:   "export --checkpoint FILE --format onnx|safetensors|weights --out FILE",
+		Short: "Export a checkpoint's network for game clients (ONNX, inference safetensors) or as bare weights",
+		Long: `Export a network: for game clients (onnx, safetensors: batch norm folded into the
+convolutions), or as weights.
   onnx         inputs planes [N,15,11,11] float32 and mask [N,2142] bool; outputs policy [N,2142]
                (probabilities, illegal actions 0) and wdl [N,3] (win, draw, loss for the side to
                act); opset 13; metadata_props yinsh.* name the encoding version, action layout,
                architecture, step, and the variant, run id and generation when known.
   safetensors  folded weights and metadata, for the pure-Go client package model/policy.
+  weights      the training checkpoint without its optimiser state (a third of an AdamW
+               checkpoint's size): what every yinsh command that takes a checkpoint loads, and
+               how nets/standard.ckpt, the reference network, is made.
 The output is written atomically; an existing --out file is kept unless --force.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -229,8 +237,8 @@ The output is written atomically; an existing --out file is kept unless --force.
 				return errors.New("--checkpoint is required")
 			case opts.Path == "":
 				return errors.New("--out is required")
-			case opts.Format != "onnx" && opts.Format != "safetensors":
-				return fmt.Errorf("--format must be onnx or safetensors, got %q", opts.Format)
+			case opts.Format != "onnx" && opts.Format != "safetensors" && opts.Format != "weights":
+				return fmt.Errorf("--format must be onnx, safetensors or weights, got %q", opts.Format)
 			}
 			opts.Out = cmd.OutOrStdout()
 			if runF != nil {
@@ -241,7 +249,7 @@ The output is written atomically; an existing --out file is kept unless --force.
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Checkpoint, "checkpoint", "", "checkpoint file to export")
-	f.StringVar(&opts.Format, "format", "onnx", "output format: onnx or safetensors")
+	f.StringVar(&opts.Format, "format", "onnx", "output format: onnx, safetensors or weights")
 	f.StringVar(&opts.Path, "out", "", "file to write")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing --out file")
 	return cmd
@@ -261,6 +269,11 @@ func exportRun(opts *ExportOptions) error {
 	switch opts.Format {
 	case "onnx":
 		err = model.WriteONNX(opts.Path, ck)
+	case "weights":
+		var w *model.Checkpoint
+		if w, err = ck.WithoutOptimizer(); err == nil {
+			err = model.WriteCheckpoint(opts.Path, w)
+		}
 	default:
 		err = model.WriteInference(opts.Path, ck)
 	}

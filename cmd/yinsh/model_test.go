@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/model/modeltest"
 	"github.com/yinsh-zero/yinsh/model/policy"
 )
 
@@ -71,6 +74,53 @@ func TestModelInitAndExport(t *testing.T) {
 	}
 	if p.Metadata().Kind != model.KindInference {
 		t.Fatalf("exported kind %q", p.Metadata().Kind)
+	}
+	// weights: an AdamW checkpoint without its optimiser state, with the same predictions;
+	// a global-pooling architecture goes through too
+	os.WriteFile(yml, []byte("name: pooled\nchannels: 8\nblocks: 1\npolicy_channels: 2\nvalue_channels: 1\nvalue_hidden: 16\nglobal_pool: true\n"), 0o644)
+	pooled := filepath.Join(dir, "pooled.ckpt")
+	if _, errs, code = runCLI(t, "", "model", "init", "--net", yml, "--out", pooled); code != 0 {
+		t.Fatalf("yaml net: %s", errs)
+	}
+	full, err := gonum.Load(pooled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !full.Config().GlobalPool {
+		t.Fatal("global_pool: true was lost")
+	}
+	if err := full.SetOptimizer(model.DefaultAdamW()); err != nil {
+		t.Fatal(err)
+	}
+	b := modeltest.RandomBatch(1, 4, false)
+	if _, err := full.TrainStep(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := full.Save(pooled); err != nil {
+		t.Fatal(err)
+	}
+	wts := filepath.Join(dir, "weights.ckpt")
+	if _, errs, code = runCLI(t, "", "export", "--checkpoint", pooled, "--format", "weights", "--out", wts); code != 0 {
+		t.Fatalf("export weights: %s", errs)
+	}
+	bare, err := gonum.Load(wts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckf, _ := os.Stat(pooled)
+	wf, _ := os.Stat(wts)
+	if h, err := model.ReadMetadata(wts); err != nil || h.Meta.Optimizer != nil || wf.Size()*2 > ckf.Size() {
+		t.Fatalf("weights file: optimiser %v, %d bytes of %d (%v)", h.Meta.Optimizer, wf.Size(), ckf.Size(), err)
+	}
+	pa, wa := make([]float32, 4*env.NumActions), make([]float32, 12)
+	pb, wb := make([]float32, 4*env.NumActions), make([]float32, 12)
+	full.Predict(4, b.Planes, nil, pa, wa)
+	bare.Predict(4, b.Planes, nil, pb, wb)
+	if !slices.Equal(pa, pb) || !slices.Equal(wa, wb) {
+		t.Fatal("the weights file predicts differently")
+	}
+	if _, errs, code = runCLI(t, "", "export", "--checkpoint", st, "--format", "weights", "--out", filepath.Join(dir, "w2.ckpt")); code == 0 || !strings.Contains(errs, "no optimiser state") {
+		t.Fatalf("weights of an inference file: code %d %q", code, errs)
 	}
 }
 

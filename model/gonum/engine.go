@@ -29,6 +29,8 @@ type Engine struct {
 	v1B        []float32
 	v2         *sgemm.PackedB
 	v2B        []float32
+	// global pooling weights [P][2C], [V][2C] (nil without GlobalPool)
+	polG, valG []float32
 
 	pool sync.Pool // *engineWS
 }
@@ -36,6 +38,7 @@ type Engine struct {
 type engineBlock struct {
 	w1, b1, w2, b2 []float32
 	p1, p2         *sgemm.PackedA // w1, w2 packed
+	g              []float32      // tower.<i>.gpool.weight [C][2C] (nil without GlobalPool)
 }
 
 // engineWS is one Predict call's workspace, sized for up to cap samples.
@@ -45,6 +48,7 @@ type engineWS struct {
 	pz, vz  []float32 // CS [P][S], [V][S]
 	pf, vf  []float32 // flat [n][P*121], [n][V*121]
 	vh      []float32 // [n][H]
+	g, bias []float32 // GlobalPool: pooled features [n][2C], bias scratch [n][max(C,P,V)]
 	col     scratch
 }
 
@@ -68,6 +72,9 @@ func NewEngine(c *model.Checkpoint) (*Engine, error) {
 		v2:  packFC(f.Tensors["value.fc2.weight"].Data, model.NumWDL, cfg.ValueHidden),
 		v2B: t("value.fc2.bias"),
 	}
+	if cfg.GlobalPool {
+		e.polG, e.valG = t("policy.gpool.weight"), t("value.gpool.weight")
+	}
 	C := cfg.Channels
 	e.stemP = sgemm.PackA(false, C, cfg.InputPlanes*9, e.stemW, cfg.InputPlanes*9)
 	for i := 0; i < cfg.Blocks; i++ {
@@ -75,6 +82,9 @@ func NewEngine(c *model.Checkpoint) (*Engine, error) {
 		b := engineBlock{
 			w1: t(p + "conv1.weight"), b1: t(p + "conv1.bias"),
 			w2: t(p + "conv2.weight"), b2: t(p + "conv2.bias"),
+		}
+		if cfg.GlobalPool {
+			b.g = t(p + "gpool.weight")
 		}
 		b.p1 = sgemm.PackA(false, C, C*9, b.w1, C*9)
 		b.p2 = sgemm.PackA(false, C, C*9, b.w2, C*9)
@@ -102,6 +112,7 @@ func (e *Engine) workspace(n int) *engineWS {
 		pz: make([]float32, c.PolicyChannels*s), vz: make([]float32, c.ValueChannels*s),
 		pf: make([]float32, c.PolicyChannels*s), vf: make([]float32, c.ValueChannels*s),
 		vh: make([]float32, n*c.ValueHidden),
+		g:  make([]float32, n*2*c.Channels), bias: make([]float32, n*max(c.Channels, c.PolicyChannels, c.ValueChannels)),
 	}
 }
 
@@ -138,14 +149,24 @@ func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
 	conv3(&ws.col, e.stemW, e.stemP, C, c.InputPlanes, planes, cells, c.InputPlanes*cells, n, a, &epilogue{bias: e.stemB, act: true})
 	for _, b := range e.blocks {
 		conv3(&ws.col, b.w1, b.p1, C, C, a, s, cells, n, h, &epilogue{bias: b.b1, act: true})
+		if b.g != nil {
+			gpoolFeatures(h, C, n, ws.g, nil)
+			gpoolAdd(ws.g, C, n, b.g, C, ws.bias, h)
+		}
 		conv3(&ws.col, b.w2, b.p2, C, C, h, s, cells, n, t, &epilogue{bias: b.b2, res: a, act: true})
 		a, t = t, a
+	}
+	if c.GlobalPool {
+		gpoolFeatures(a, C, n, ws.g, nil)
 	}
 	// policy head
 	P := c.PolicyChannels
 	pz, pf := ws.pz[:P*s], ws.pf[:P*s]
 	conv1(e.polW, P, C, a, n, pz)
 	parallel(n, func(_, lo, hi int) { biasAct(pz, e.polB, nil, s, lo, hi, true) })
+	if c.GlobalPool {
+		gpoolAdd(ws.g, C, n, e.polG, P, ws.bias, pz)
+	}
 	toFlat(pz, P, n, pf)
 	linearP(pf, n, P*cells, e.polFc, e.polFcB, env.NumActions, policy[:n*env.NumActions])
 	// value head
@@ -153,6 +174,9 @@ func (e *Engine) forward(ws *engineWS, n int, planes, policy, wdl []float32) {
 	vz, vf := ws.vz[:V*s], ws.vf[:V*s]
 	conv1(e.valW, V, C, a, n, vz)
 	parallel(n, func(_, lo, hi int) { biasAct(vz, e.valB, nil, s, lo, hi, true) })
+	if c.GlobalPool {
+		gpoolAdd(ws.g, C, n, e.valG, V, ws.bias, vz)
+	}
 	toFlat(vz, V, n, vf)
 	vh := ws.vh[:n*c.ValueHidden]
 	linearP(vf, n, V*cells, e.v1, e.v1B, c.ValueHidden, vh)

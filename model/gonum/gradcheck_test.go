@@ -287,7 +287,15 @@ func TestGradCrossEntropy(t *testing.T) {
 // derivative along a direction mixing the analytic gradient with noise, and the 3 coordinates with
 // the largest gradients, of every tensor.
 func TestGradNet(t *testing.T) {
-	net, err := New(microConfig(), 1)
+	pooled := microConfig()
+	pooled.GlobalPool, pooled.Blocks = true, 2
+	for _, cfg := range []model.Config{microConfig(), pooled} {
+		t.Run(map[bool]string{false: "plain", true: "gpool"}[cfg.GlobalPool], func(t *testing.T) { gradNet(t, cfg) })
+	}
+}
+
+func gradNet(t *testing.T, cfg model.Config) {
+	net, err := New(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,6 +442,34 @@ func refLoss(cfg model.Config, w map[string][]float64, b *model.Batch, vw float6
 			}
 		}
 	}
+	// gpool adds to y [cy][121] per sample the pooled bias of x [cx][121]: [means, maxima] · wᵀ
+	gpool := func(x [][]float64, cx int, y [][]float64, cy int, name string) {
+		if !cfg.GlobalPool {
+			return
+		}
+		wt := w[name]
+		for s := range x {
+			g := make([]float64, 2*cx)
+			for c := 0; c < cx; c++ {
+				mx := math.Inf(-1)
+				for p := 0; p < cells; p++ {
+					v := x[s][c*cells+p]
+					g[c] += v / cells
+					mx = math.Max(mx, v)
+				}
+				g[cx+c] = mx
+			}
+			for d := 0; d < cy; d++ {
+				var bias float64
+				for j, v := range g {
+					bias += wt[d*2*cx+j] * v
+				}
+				for p := 0; p < cells; p++ {
+					y[s][d*cells+p] += bias
+				}
+			}
+		}
+	}
 	fc := func(x []float64, prefix string, out int) []float64 {
 		wt, bi := w[prefix+".weight"], w[prefix+".bias"]
 		y := make([]float64, out)
@@ -469,6 +505,11 @@ func refLoss(cfg model.Config, w map[string][]float64, b *model.Batch, vw float6
 		h := conv(a, w[p+"conv1.weight"], C, C, 3)
 		bn(h, p+"bn1", C)
 		relu(h)
+		h0 := make([][]float64, n)
+		for s := range h {
+			h0[s] = append([]float64(nil), h[s]...)
+		}
+		gpool(h0, C, h, C, p+"gpool.weight")
 		h = conv(h, w[p+"conv2.weight"], C, C, 3)
 		bn(h, p+"bn2", C)
 		for s := range h {
@@ -482,9 +523,11 @@ func refLoss(cfg model.Config, w map[string][]float64, b *model.Batch, vw float6
 	pz := conv(a, w["policy.conv.weight"], cfg.PolicyChannels, C, 1)
 	bn(pz, "policy.bn", cfg.PolicyChannels)
 	relu(pz)
+	gpool(a, C, pz, cfg.PolicyChannels, "policy.gpool.weight")
 	vz := conv(a, w["value.conv.weight"], cfg.ValueChannels, C, 1)
 	bn(vz, "value.bn", cfg.ValueChannels)
 	relu(vz)
+	gpool(a, C, vz, cfg.ValueChannels, "value.gpool.weight")
 	var pol, val float64
 	for s := 0; s < n; s++ {
 		logits := fc(pz[s], "policy.fc", env.NumActions)

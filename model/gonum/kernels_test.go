@@ -22,7 +22,9 @@ func TestKernelPathsAgree(t *testing.T) {
 	tiny, _ := model.Preset("tiny")
 	odd := tiny
 	odd.Name, odd.Channels, odd.Blocks, odd.PolicyChannels, odd.ValueChannels, odd.ValueHidden = "odd", 13, 2, 3, 2, 7
-	for _, cfg := range []model.Config{tiny, odd} {
+	pooled := odd
+	pooled.Name, pooled.GlobalPool = "odd+gpool", true
+	for _, cfg := range []model.Config{tiny, odd, pooled} {
 		for _, batch := range []int{1, 5} {
 			type result struct {
 				policy, wdl []float32

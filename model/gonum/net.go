@@ -63,6 +63,9 @@ type Net struct {
 
 	stem           convBN
 	tower          [][2]convBN
+	towerPool      []*param // per block: tower.<i>.gpool.weight [C][2C] (nil without GlobalPool)
+	polPool        *param   // policy.gpool.weight [P][2C] (nil without GlobalPool)
+	valPool        *param   // value.gpool.weight [V][2C] (nil without GlobalPool)
 	polConv        convBN
 	polFC          fc
 	valConv        convBN
@@ -142,7 +145,9 @@ func FromCheckpoint(ck *model.Checkpoint) (*Net, error) {
 	for i := 0; i < cfg.Blocks; i++ {
 		p := fmt.Sprintf("tower.%d", i)
 		n.tower = append(n.tower, [2]convBN{conv(p, "conv1", "bn1", C, C), conv(p, "conv2", "bn2", C, C)})
+		n.towerPool = append(n.towerPool, byName[p+".gpool.weight"])
 	}
+	n.polPool, n.valPool = byName["policy.gpool.weight"], byName["value.gpool.weight"]
 	n.polConv = conv("policy", "conv", "bn", cfg.PolicyChannels, C)
 	n.polFC = lin("policy.fc", env.NumActions, cfg.PolicyChannels*cells)
 	n.valConv = conv("value", "conv", "bn", cfg.ValueChannels, C)

@@ -77,7 +77,15 @@ func TestOverfit(t *testing.T) {
 // TestBatchNormFrozenStatistics: with running statistics set to a batch's own statistics, inference
 // (batch norm folded into the convolutions) equals training mode on that batch.
 func TestBatchNormFrozenStatistics(t *testing.T) {
-	net := mustNew(t, tiny(t), 2)
+	pooled := tiny(t)
+	pooled.GlobalPool = true
+	for _, cfg := range []model.Config{tiny(t), pooled} {
+		t.Run(map[bool]string{false: "plain", true: "gpool"}[cfg.GlobalPool], func(t *testing.T) { frozenStatistics(t, cfg) })
+	}
+}
+
+func frozenStatistics(t *testing.T, cfg model.Config) {
+	net := mustNew(t, cfg, 2)
 	perturb(net, 3)
 	b := modeltest.RandomBatch(4, 6, false)
 	net.lossGrad(b, net.Optimizer(), false)

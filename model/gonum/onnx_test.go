@@ -51,7 +51,15 @@ func requireONNXRuntime(t *testing.T) {
 // in onnxruntime and compares policy probabilities and WDL with our inference within 1e-4.
 func TestONNXMatchesOnnxruntime(t *testing.T) {
 	requireONNXRuntime(t)
-	net := mustNew(t, tiny(t), 21)
+	pooled := tiny(t)
+	pooled.GlobalPool = true
+	for _, cfg := range []model.Config{tiny(t), pooled} {
+		t.Run(map[bool]string{false: "plain", true: "gpool"}[cfg.GlobalPool], func(t *testing.T) { onnxMatches(t, cfg) })
+	}
+}
+
+func onnxMatches(t *testing.T, cfg model.Config) {
+	net := mustNew(t, cfg, 21)
 	perturb(net, 22)
 	ck, err := net.Checkpoint()
 	if err != nil {

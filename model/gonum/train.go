@@ -22,6 +22,13 @@ type trainWS struct {
 	valF         []float32 // flat [n][V*121]
 	valH         []float32 // [n][H] after ReLU
 	wdl          []float32 // [n][3]
+	// global pooling (GlobalPool only): the heads' maps after their pooled bias, and the pooled
+	// features of the trunk output with the cells of their maxima
+	polB, valB []float32 // [P][S], [V][S]
+	trunkG     []float32 // [n][2C]
+	trunkArg   []int32   // [n][C]
+	bias, dG   []float32 // scratch: [n][max(C,P,V)], [n][2C]
+	dPolG      []float32 // [n][2C]: the gradient of trunkG through the policy head
 	// backward
 	dA, dT, dH []float32 // [C][S]
 	dLogits    []float32 // [n][A]
@@ -37,6 +44,11 @@ type trainWS struct {
 
 type blockWS struct {
 	x1, h, x2, out []float32 // [C][S]: x̂ of conv1, ReLU(bn1), x̂ of conv2, block output
+	// GlobalPool only: h2 = h + its pooled bias (conv2's input), g the pooled features of h
+	// ([n][2C]) and arg the cells of their maxima ([n][C])
+	h2  []float32
+	g   []float32
+	arg []int32
 }
 
 func newTrainWS(cfg model.Config, n int) *trainWS {
@@ -53,7 +65,16 @@ func newTrainWS(cfg model.Config, n int) *trainWS {
 		dWDL: f(n * model.NumWDL), dValH: f(n * H), dValF: f(V * s), dValA: f(V * s),
 	}
 	for i := 0; i < cfg.Blocks; i++ {
-		ws.blocks = append(ws.blocks, blockWS{x1: f(C * s), h: f(C * s), x2: f(C * s), out: f(C * s)})
+		b := blockWS{x1: f(C * s), h: f(C * s), x2: f(C * s), out: f(C * s)}
+		if cfg.GlobalPool {
+			b.h2, b.g, b.arg = f(C*s), f(n*2*C), make([]int32, n*C)
+		}
+		ws.blocks = append(ws.blocks, b)
+	}
+	if cfg.GlobalPool {
+		ws.polB, ws.valB = f(P*s), f(V*s)
+		ws.trunkG, ws.trunkArg = f(n*2*C), make([]int32, n*C)
+		ws.bias, ws.dG, ws.dPolG = f(n*max(C, P, V)), f(n*2*C), f(n*2*C)
 	}
 	return ws
 }
@@ -199,18 +220,39 @@ func (n *Net) forwardTrain(ws *trainWS, planes []float32) {
 		blk, b := &n.tower[i], &ws.blocks[i]
 		conv3(&ws.sc, blk[0].w.t.Data, nil, C, C, a, s, cells, N, b.x1, nil)
 		blk[0].bn.forward(b.x1, C, s, nil, b.h, true)
-		conv3(&ws.sc, blk[1].w.t.Data, nil, C, C, b.h, s, cells, N, b.x2, nil)
+		h := b.h
+		if gp := n.towerPool[i]; gp != nil {
+			copy(b.h2, b.h)
+			gpoolFeatures(b.h, C, N, b.g, b.arg)
+			gpoolAdd(b.g, C, N, gp.t.Data, C, ws.bias, b.h2)
+			h = b.h2
+		}
+		conv3(&ws.sc, blk[1].w.t.Data, nil, C, C, h, s, cells, N, b.x2, nil)
 		blk[1].bn.forward(b.x2, C, s, a, b.out, true)
 		a = b.out
 	}
 	P, V := cfg.PolicyChannels, cfg.ValueChannels
+	polA, valA := ws.polA, ws.valA // the heads' maps as their fully connected layers see them
+	if cfg.GlobalPool {
+		gpoolFeatures(a, C, N, ws.trunkG, ws.trunkArg)
+	}
 	conv1(n.polConv.w.t.Data, P, C, a, N, ws.polX)
 	n.polConv.bn.forward(ws.polX, P, s, nil, ws.polA, true)
-	toFlat(ws.polA, P, N, ws.polF)
+	if cfg.GlobalPool {
+		copy(ws.polB, ws.polA)
+		gpoolAdd(ws.trunkG, C, N, n.polPool.t.Data, P, ws.bias, ws.polB)
+		polA = ws.polB
+	}
+	toFlat(polA, P, N, ws.polF)
 	linear(ws.polF, N, P*cells, n.polFC.w.t.Data, n.polFC.b.t.Data, env.NumActions, ws.logits)
 	conv1(n.valConv.w.t.Data, V, C, a, N, ws.valX)
 	n.valConv.bn.forward(ws.valX, V, s, nil, ws.valA, true)
-	toFlat(ws.valA, V, N, ws.valF)
+	if cfg.GlobalPool {
+		copy(ws.valB, ws.valA)
+		gpoolAdd(ws.trunkG, C, N, n.valPool.t.Data, V, ws.bias, ws.valB)
+		valA = ws.valB
+	}
+	toFlat(valA, V, N, ws.valF)
 	linear(ws.valF, N, V*cells, n.valFC1.w.t.Data, n.valFC1.b.t.Data, cfg.ValueHidden, ws.valH)
 	relu(ws.valH)
 	linear(ws.valH, N, cfg.ValueHidden, n.valFC2.w.t.Data, n.valFC2.b.t.Data, model.NumWDL, ws.wdl)
@@ -231,6 +273,9 @@ func (n *Net) backward(ws *trainWS, planes []float32) {
 	reluMask(ws.dValH, ws.valH)
 	linearBackward(ws.valF, N, V*cells, n.valFC1.w.t.Data, cfg.ValueHidden, ws.dValH, n.valFC1.w.grad, n.valFC1.b.grad, ws.dValF)
 	fromFlat(ws.dValF, V, N, ws.dValA)
+	if cfg.GlobalPool { // the value map's pooled bias: its weight's gradient, and dG for the trunk
+		gpoolGrad(ws.dValA, V, N, ws.trunkG, C, n.valPool.t.Data, ws.bias, n.valPool.grad, ws.dG)
+	}
 	reluMask(ws.dValA, ws.valA)
 	n.valConv.bn.backward(ws.valX, V, s, ws.dValA, ws.dValA)
 	gemm(false, true, V, C, s, ws.dValA, s, a, s, 0, n.valConv.w.grad, C)
@@ -238,6 +283,13 @@ func (n *Net) backward(ws *trainWS, planes []float32) {
 	// policy head
 	linearBackward(ws.polF, N, P*cells, n.polFC.w.t.Data, env.NumActions, ws.dLogits, n.polFC.w.grad, n.polFC.b.grad, ws.dPolF)
 	fromFlat(ws.dPolF, P, N, ws.dPolA)
+	if cfg.GlobalPool {
+		gpoolGrad(ws.dPolA, P, N, ws.trunkG, C, n.polPool.t.Data, ws.bias, n.polPool.grad, ws.dPolG)
+		for j, v := range ws.dPolG {
+			ws.dG[j] += v
+		}
+		gpoolScatter(ws.dG, C, N, ws.trunkArg, ws.dA) // both heads' pooled features, back to the trunk
+	}
 	reluMask(ws.dPolA, ws.polA)
 	n.polConv.bn.backward(ws.polX, P, s, ws.dPolA, ws.dPolA)
 	gemm(false, true, P, C, s, ws.dPolA, s, a, s, 0, n.polConv.w.grad, C)
@@ -251,7 +303,15 @@ func (n *Net) backward(ws *trainWS, planes []float32) {
 		}
 		reluMask(ws.dA, b.out) // dA is now the gradient of bn2(...) + skip
 		blk[1].bn.backward(b.x2, C, s, ws.dA, ws.dT)
-		conv3Backward(&ws.sc, &ws.dsc, &ws.psc, blk[1].w.t.Data, C, C, b.h, s, cells, N, ws.dT, blk[1].w.grad, ws.dH)
+		h := b.h
+		if b.h2 != nil {
+			h = b.h2
+		}
+		conv3Backward(&ws.sc, &ws.dsc, &ws.psc, blk[1].w.t.Data, C, C, h, s, cells, N, ws.dT, blk[1].w.grad, ws.dH)
+		if gp := n.towerPool[i]; gp != nil { // h2 = h + gpool(h): dH gains the pooled path
+			gpoolGrad(ws.dH, C, N, b.g, C, gp.t.Data, ws.bias, gp.grad, ws.dG)
+			gpoolScatter(ws.dG, C, N, b.arg, ws.dH)
+		}
 		reluMask(ws.dH, b.h)
 		blk[0].bn.backward(b.x1, C, s, ws.dH, ws.dH)
 		conv3Backward(&ws.sc, &ws.dsc, &ws.psc, blk[0].w.t.Data, C, C, in, s, cells, N, ws.dH, blk[0].w.grad, ws.dT)

@@ -342,7 +342,14 @@ func (n *Net) fold() (map[string]*ts.Tensor, error) {
 	}
 	pair("policy", "conv", "bn")
 	pair("value", "conv", "bn")
-	for _, name := range []string{"policy.fc.weight", "policy.fc.bias", "value.fc1.weight", "value.fc1.bias", "value.fc2.weight", "value.fc2.bias"} {
+	names := []string{"policy.fc.weight", "policy.fc.bias", "value.fc1.weight", "value.fc1.bias", "value.fc2.weight", "value.fc2.bias"}
+	if n.cfg.GlobalPool { // applied after the ReLUs: nothing to fold
+		names = append(names, "policy.gpool.weight", "value.gpool.weight")
+		for i := 0; i < n.cfg.Blocks; i++ {
+			names = append(names, fmt.Sprintf("tower.%d.gpool.weight", i))
+		}
+	}
+	for _, name := range names {
 		src := n.byName[name].t
 		keep(name, s.do("fold", func() (*ts.Tensor, error) { return src.Detach(false) }))
 	}
@@ -365,16 +372,23 @@ func (n *Net) forwardInference(s *scope, w map[string]*ts.Tensor, x *ts.Tensor) 
 	conv := func(x *ts.Tensor, prefix string, k int64) *ts.Tensor {
 		return s.conv(x, w[prefix+".weight"], w[prefix+".bias"], k, false)
 	}
+	gpool := func(x, y *ts.Tensor, prefix string) *ts.Tensor {
+		if !n.cfg.GlobalPool {
+			return y
+		}
+		return s.gpool(x, y, w[prefix+".gpool.weight"], false)
+	}
 	h := s.relu_(conv(x, "stem.conv", 3))
 	for i := 0; i < n.cfg.Blocks; i++ {
 		p := fmt.Sprintf("tower.%d", i)
 		t := s.relu_(conv(h, p+".conv1", 3))
+		t = gpool(t, t, p)
 		t = conv(t, p+".conv2", 3)
 		h = s.relu_(s.add_(t, h))
 	}
-	pf := s.flatten(s.relu_(conv(h, "policy.conv", 1)))
+	pf := s.flatten(gpool(h, s.relu_(conv(h, "policy.conv", 1)), "policy"))
 	logits := s.linear(pf, w["policy.fc.weight"], w["policy.fc.bias"], false)
-	vf := s.flatten(s.relu_(conv(h, "value.conv", 1)))
+	vf := s.flatten(gpool(h, s.relu_(conv(h, "value.conv", 1)), "value"))
 	vh := s.relu_(s.linear(vf, w["value.fc1.weight"], w["value.fc1.bias"], false))
 	value := s.linear(vh, w["value.fc2.weight"], w["value.fc2.bias"], false)
 	if half {
@@ -393,16 +407,23 @@ func (n *Net) forwardTrain(s *scope, x *ts.Tensor, stats map[string]*ts.Tensor) 
 		b := prefix + "." + bn
 		return s.batchNorm(y, t(b+".weight"), t(b+".bias"), stats[b+".running_mean"], stats[b+".running_var"], true)
 	}
+	gpool := func(x, y *ts.Tensor, prefix string) *ts.Tensor {
+		if !n.cfg.GlobalPool {
+			return y
+		}
+		return s.gpool(x, y, t(prefix+".gpool.weight"), half)
+	}
 	h := s.relu_(convBN(x, "stem", "conv", "bn", 3))
 	for i := 0; i < n.cfg.Blocks; i++ {
 		p := fmt.Sprintf("tower.%d", i)
 		y := s.relu_(convBN(h, p, "conv1", "bn1", 3))
+		y = gpool(y, y, p)
 		y = convBN(y, p, "conv2", "bn2", 3)
 		h = s.relu_(s.add_(y, h))
 	}
-	pf := s.flatten(s.relu_(convBN(h, "policy", "conv", "bn", 1)))
+	pf := s.flatten(gpool(h, s.relu_(convBN(h, "policy", "conv", "bn", 1)), "policy"))
 	logits := s.linear(pf, t("policy.fc.weight"), t("policy.fc.bias"), half)
-	vf := s.flatten(s.relu_(convBN(h, "value", "conv", "bn", 1)))
+	vf := s.flatten(gpool(h, s.relu_(convBN(h, "value", "conv", "bn", 1)), "value"))
 	vh := s.relu_(s.linear(vf, t("value.fc1.weight"), t("value.fc1.bias"), half))
 	value := s.linear(vh, t("value.fc2.weight"), t("value.fc2.bias"), half)
 	return logits, value

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -51,12 +52,13 @@ func TestSameInitAsGonum(t *testing.T) {
 
 // TestPredictMatchesGonum: the same checkpoint gives the same policy and WDL in both backends.
 func TestPredictMatchesGonum(t *testing.T) {
-	for _, preset := range []string{"tiny", "small"} {
+	for _, preset := range []string{"tiny", "small", "tiny+gpool"} {
 		t.Run(preset, func(t *testing.T) {
-			cfg, err := model.Preset(preset)
+			cfg, err := model.Preset(strings.TrimSuffix(preset, "+gpool"))
 			if err != nil {
 				t.Fatal(err)
 			}
+			cfg.GlobalPool = strings.HasSuffix(preset, "+gpool")
 			c := perturbed(t, cfg, 3, model.DefaultSGD())
 			b := modeltest.RandomBatch(5, 24, false)
 			gp, gw, gl := predict(t, newGonum(t, c), b)
@@ -103,8 +105,15 @@ const flipTol = 1e-2
 // momentum / Adam moments of earlier steps are part of the check but float32 rounding differences
 // cannot compound: a ReLU input within rounding of 0 can flip and move one gradient element).
 func TestTrainStepMatchesGonum(t *testing.T) {
-	cfg := tinyConfig(t)
-	for name, opt := range optimizers() {
+	pooled := tinyConfig(t)
+	pooled.GlobalPool = true
+	cases := optimizers()
+	cases["adamw+gpool"] = cases["adamw"]
+	for name, opt := range cases {
+		cfg := tinyConfig(t)
+		if strings.HasSuffix(name, "+gpool") {
+			cfg = pooled
+		}
 		t.Run(name, func(t *testing.T) {
 			g := newGonum(t, perturbed(t, cfg, 11, opt))
 			flips := 0

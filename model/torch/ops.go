@@ -126,6 +126,18 @@ func (s *scope) batchNorm(x, g, b, mean, variance *ts.Tensor, training bool) *ts
 	})
 }
 
+// gpool returns y + the global pooling bias of x (model.Config.GlobalPool): Concat(mean, max of x
+// over the cells) [N, 2C, 1, 1] through w [cy, 2C] as a 1×1 convolution, broadcast over y's cells
+// (the ONNX export's graph). y is not modified (the ReLU before it needs its output).
+func (s *scope) gpool(x, y, w *ts.Tensor, half bool) *ts.Tensor {
+	mean := s.do("gpool mean", func() (*ts.Tensor, error) { return x.MeanDim([]int64{2, 3}, true, gotch.Float, false) })
+	mx := s.do("gpool max", func() (*ts.Tensor, error) { return x.Amax([]int64{2, 3}, true, false) })
+	g := s.do("gpool cat", func() (*ts.Tensor, error) { return ts.Cat([]*ts.Tensor{mean, mx}, 1) })
+	w4 := s.do("gpool weight", func() (*ts.Tensor, error) { return w.View([]int64{w.MustSize()[0], -1, 1, 1}, false) })
+	b := s.conv(g, w4, nil, 1, half)
+	return s.do("gpool add", func() (*ts.Tensor, error) { return y.Add(b, false) })
+}
+
 func (s *scope) relu_(x *ts.Tensor) *ts.Tensor {
 	s.inplace("relu_", func() error { return x.Relu_() })
 	return x
