@@ -9,6 +9,10 @@ import "github.com/yinsh-zero/yinsh/env"
 //	Masks  [N, env.NumActions]       legal actions
 //	Policy [N, env.NumActions]       search policy target, summing to 1 over legal actions
 //	WDL    [N, 3]                    game outcome as win/draw/loss for the side to act
+//	Score  [N, NumScore]             the final score difference for the side to act, one-hot
+//	                                 (class d+3 for d = its rings removed − the opponent's at the
+//	                                 game's end); all zero when the game did not end on the board
+//	                                 (a resignation): no score target
 //
 // Each example is seen through one of the board's symmetries, the same one for all four rows.
 type Batch struct {
@@ -17,6 +21,21 @@ type Batch struct {
 	Masks  []bool
 	Policy []float32
 	WDL    []float32
+	Score  []float32
+}
+
+// NumScore is the number of score classes, differences −3 … +3 (model.NumScore).
+const NumScore = 7
+
+// ScoreTarget writes the one-hot score row of the side to act c (clear when !ended) given the rings
+// removed at the game's end, final[White] and final[Black].
+func ScoreTarget(row []float32, final [2]uint8, c env.Color, ended bool) {
+	clear(row[:NumScore])
+	if !ended {
+		return
+	}
+	d := int(final[c]) - int(final[1-c])
+	row[min(max(d+3, 0), NumScore-1)] = 1
 }
 
 // Resize sets N and the slice lengths, reusing capacity. Contents are unspecified until filled.
@@ -26,6 +45,7 @@ func (b *Batch) Resize(n int) {
 	b.Masks = resize(b.Masks, n*env.NumActions)
 	b.Policy = resize(b.Policy, n*env.NumActions)
 	b.WDL = resize(b.WDL, n*3)
+	b.Score = resize(b.Score, n*NumScore)
 }
 
 func resize[T any](s []T, n int) []T {

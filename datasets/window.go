@@ -72,6 +72,8 @@ type wgame struct {
 	n       uint16 // actions
 	targets uint16 // training positions
 	outcome env.Outcome
+	final   [2]uint8 // rings removed by White and Black at the end (when ended)
+	ended   bool     // the game ended on the board (not by a resignation): a score target exists
 }
 
 type wtarget struct {
@@ -202,6 +204,8 @@ func (w *Window) Add(r *Record) error {
 		rollback()
 		return fmt.Errorf("datasets: game %d: outcome %s but the final position says %s", r.ID, r.Outcome, s.Outcome())
 	}
+	g.ended = s.IsTerminal()
+	g.final = [2]uint8{uint8(s.RingsRemoved(env.White)), uint8(s.RingsRemoved(env.Black))}
 	w.games = append(w.games, g)
 	for ti := g.target; ti < uint32(len(w.targets)); ti++ {
 		w.addEligible(ti)
@@ -303,6 +307,8 @@ type pick struct {
 	replay  []uint16  // actions from the snapshot to the position
 	policy  []PolicyEntry
 	outcome env.Outcome
+	final   [2]uint8 // rings removed at the end (score target), when ended
+	ended   bool
 	sym     int
 	qmix    float32    // share of root in the value target (0: the outcome alone)
 	root    [3]float32 // the search's root WDL
@@ -357,7 +363,7 @@ func (w *Window) draw(rng *rand.Rand, n int) ([]pick, error) {
 			pool = append(pool, PolicyEntry{Action: uint16(e >> 16), Prob: float32(e&0xffff) / probScale})
 		}
 		p.policy = pool[start:len(pool):len(pool)]
-		p.outcome = g.outcome
+		p.outcome, p.final, p.ended = g.outcome, g.final, g.ended
 		if w.opts.ValueQMix > 0 && t.hasQ {
 			win, loss := float32(t.root[0])/probScale, float32(t.root[1])/probScale
 			p.qmix, p.root = float32(w.opts.ValueQMix), [3]float32{win, max(1-win-loss, 0), loss}
@@ -393,6 +399,7 @@ func build(picks []pick, b *Batch) error {
 			}
 		}
 		g.Write(b, k, s, p.sym, p.policy, v)
+		ScoreTarget(b.Score[k*NumScore:(k+1)*NumScore], p.final, s.CurrentPlayer(), p.ended)
 	}
 	return nil
 }

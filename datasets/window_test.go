@@ -75,6 +75,21 @@ func checkExample(t *testing.T, b *Batch, k int, r *Record, ply, sym int) {
 	if got, want := [3]float32(b.WDL[3*k:3*k+3]), ValueFor(r.Outcome, s.CurrentPlayer()); got != want {
 		t.Fatalf("example %d: WDL %v, want %v (outcome %s, %s to act)", k, got, want, r.Outcome, s.CurrentPlayer())
 	}
+	// the score target: the final difference of rings removed, from the side to act's view
+	end := s.Clone()
+	for _, a := range r.Actions[ply:] {
+		if err := end.ApplyAction(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want = make([]float32, NumScore)
+	if end.IsTerminal() {
+		me := s.CurrentPlayer()
+		want[end.RingsRemoved(me)-end.RingsRemoved(1-me)+3] = 1
+	}
+	if got := b.Score[k*NumScore : (k+1)*NumScore]; !slices.Equal(got, want) {
+		t.Fatalf("example %d (game %d ply %d): score %v, want %v", k, r.ID, ply, got, want)
+	}
 }
 
 func TestWindowSampleMatchesRecords(t *testing.T) {

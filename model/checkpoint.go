@@ -271,6 +271,10 @@ func Specs(cfg Config, kind string) []TensorSpec {
 	add("value.fc1.bias", true, cfg.ValueHidden)
 	add("value.fc2.weight", true, NumWDL, cfg.ValueHidden)
 	add("value.fc2.bias", true, NumWDL)
+	if cfg.ScoreHead {
+		add("value.score.weight", true, NumScore, cfg.ValueHidden)
+		add("value.score.bias", true, NumScore)
+	}
 	return s
 }
 
@@ -402,6 +406,9 @@ func (c Config) describe() string {
 	g := ""
 	if c.GlobalPool {
 		g = "/gpool"
+	}
+	if c.ScoreHead {
+		g += "/score"
 	}
 	return fmt.Sprintf("%dx%d/p%d/v%dx%d%s", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden, g)
 }

@@ -26,6 +26,9 @@
 // The pool covers the whole 11×11 grid (off-board cells too: the board never changes), which is
 // ONNX's GlobalAveragePool and GlobalMaxPool.
 //
+// With ScoreHead, value.score (fully connected, ValueHidden → NumScore, with bias) reads the value
+// head's hidden layer (after its ReLU): logits of the final score difference, a training target only.
+//
 // Convolutions use zero padding over the whole 11×11 grid (off-board cells included; the valid-point
 // plane tells the network where the board is). Flatten is PyTorch's: feature index = channel*121 + cell.
 // Batch norm follows PyTorch: eps BNEps, running statistics updated with momentum BNMomentum using the
@@ -80,7 +83,16 @@ type Config struct {
 	// channel means and maxima of a feature map over the 121 cells feed a learned bias per channel
 	// (see the package comment). false: the plain net (and the checkpoints written before it).
 	GlobalPool bool `yaml:"global_pool,omitempty" json:"global_pool,omitempty"`
+	// ScoreHead adds an auxiliary output that predicts the final score difference (rings removed by
+	// the side to act minus its opponent's, at the game's end) as a distribution over NumScore
+	// classes, from the value head's hidden layer; trained with weight OptimizerConfig.ScoreWeight.
+	// It gives the value head's features signal on how a game is won, not only whether. Inference
+	// (Predict, the exported files' consumers) does not use it.
+	ScoreHead bool `yaml:"score_head,omitempty" json:"score_head,omitempty"`
 }
+
+// NumScore is the number of score classes of Config.ScoreHead: differences −3 … +3 (class d+3).
+const NumScore = 7
 
 // Presets are the named architectures: "tiny" for tests and the quickstart, "small" (6 blocks × 64
 // channels) for real runs on CPU. configs/net-<name>.yaml hold the same values.

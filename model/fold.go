@@ -61,7 +61,7 @@ func Fold(c *Checkpoint) (*Checkpoint, error) {
 		out.Tensors[n] = c.Tensors[n].Clone()
 	}
 	for n, t := range c.Tensors { // global pooling weights act after the ReLUs: nothing to fold
-		if strings.HasSuffix(n, ".gpool.weight") {
+		if strings.HasSuffix(n, ".gpool.weight") || strings.HasPrefix(n, "value.score.") {
 			out.Tensors[n] = t.Clone()
 		}
 	}

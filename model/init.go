@@ -29,7 +29,7 @@ func InitCheckpoint(cfg Config, seed uint64, backend string) *Checkpoint {
 		case strings.HasSuffix(s.Name, ".weight"):
 			fanIn := len(t.Data) / s.Shape[0]
 			gain := 2.0
-			if s.Name == "policy.fc.weight" || s.Name == "value.fc2.weight" {
+			if s.Name == "policy.fc.weight" || s.Name == "value.fc2.weight" || s.Name == "value.score.weight" {
 				gain = 1
 			}
 			std := math.Sqrt(gain / float64(fanIn))

@@ -78,6 +78,10 @@ type Batch struct {
 	Policy []float32
 	// WDL [N, 3]: target distributions over [win, draw, loss] from the view of the side to act.
 	WDL []float32
+	// Score [N, NumScore] or nil: the score head's targets (Config.ScoreHead), distributions over
+	// the final score difference from the view of the side to act (class d+3); a row of zeros (a
+	// game that ended without a final score, or nil) adds nothing. Ignored without a score head.
+	Score []float32
 }
 
 // Validate checks lengths and that targets are finite, non-negative and zero on illegal actions.
@@ -99,6 +103,14 @@ func (b *Batch) Validate(numPlanes int) error {
 	if len(b.WDL) != n*NumWDL {
 		return fmt.Errorf("model: batch: len(WDL) = %d, want N*3 = %d", len(b.WDL), n*NumWDL)
 	}
+	if b.Score != nil && len(b.Score) != n*NumScore {
+		return fmt.Errorf("model: batch: len(Score) = %d, want N*%d = %d", len(b.Score), NumScore, n*NumScore)
+	}
+	for i, p := range b.Score {
+		if !(p >= 0) || math.IsInf(float64(p), 1) {
+			return fmt.Errorf("model: batch: Score[%d] = %g, must be finite and ≥ 0", i, p)
+		}
+	}
 	for i, p := range b.Policy {
 		if !(p >= 0) || math.IsInf(float64(p), 1) {
 			return fmt.Errorf("model: batch: Policy[%d] = %g (row %d, action %d), must be finite and ≥ 0", i, p, i/env.NumActions, i%env.NumActions)
@@ -119,8 +131,9 @@ func (b *Batch) Validate(numPlanes int) error {
 type Loss struct {
 	Policy float64 // cross-entropy of policy targets against softmax(masked logits)
 	Value  float64 // cross-entropy of WDL targets against softmax(wdl logits)
+	Score  float64 // cross-entropy of score targets (Config.ScoreHead; 0 without)
 	L2     float64 // WeightDecay/2 · Σ w² over decayed tensors
-	Total  float64 // Policy + ValueWeight·Value + L2
+	Total  float64 // Policy + ValueWeight·Value + ScoreWeight·Score + L2
 }
 
 func (l Loss) String() string {

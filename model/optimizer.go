@@ -14,8 +14,9 @@ const (
 // OptimizerConfig selects the optimiser, its hyper-parameters, the loss weights and the learning-rate
 // schedule. Both backends implement exactly these update rules (PyTorch's SGD and AdamW):
 //
-//	loss   = policy CE + ValueWeight · WDL CE + L2,   L2 = WeightDecay/2 · Σ w²  (decayed tensors only)
-//	sgd    g ← ∇(policy + ValueWeight·value) + WeightDecay·w   (decayed tensors)
+//	loss   = policy CE + ValueWeight · WDL CE + ScoreWeight · score CE + L2,
+//	         L2 = WeightDecay/2 · Σ w²  (decayed tensors only; score CE only with Config.ScoreHead)
+//	sgd    g ← ∇(policy + ValueWeight·value + ScoreWeight·score) + WeightDecay·w   (decayed tensors)
 //	       b ← Momentum·b + g;  w ← w − lr·(g + Momentum·b) if Nesterov else w − lr·b
 //	adamw  w ← w − lr·WeightDecay·w (decayed tensors);  m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g²
 //	       w ← w − lr · (m / (1−β1^t)) / (√(v / (1−β2^t)) + Eps)        (t = step + 1)
@@ -39,8 +40,23 @@ type OptimizerConfig struct {
 	WeightDecay float64 `yaml:"weight_decay" json:"weight_decay"`
 	// ValueWeight scales the WDL cross-entropy in the loss, in (0, 100].
 	ValueWeight float64 `yaml:"value_weight" json:"value_weight"`
+	// ScoreWeight scales the score head's cross-entropy (Config.ScoreHead), in [0, 100]; 0 with a
+	// score head means DefaultScoreWeight.
+	ScoreWeight float64 `yaml:"score_weight,omitempty" json:"score_weight,omitempty"`
 	// Schedule is the learning-rate schedule.
 	Schedule ScheduleConfig `yaml:"schedule" json:"schedule"`
+}
+
+// DefaultScoreWeight is the score loss weight when OptimizerConfig.ScoreWeight is 0 (KataGo weighs
+// its score-distribution loss well below the value loss).
+const DefaultScoreWeight = 0.5
+
+// ScoreWeightOrDefault is ScoreWeight, or DefaultScoreWeight when it is 0.
+func (o OptimizerConfig) ScoreWeightOrDefault() float64 {
+	if o.ScoreWeight == 0 {
+		return DefaultScoreWeight
+	}
+	return o.ScoreWeight
 }
 
 // DefaultSGD is SGD with Nesterov momentum 0.9, weight decay 1e-4 and a constant rate of 0.02.
@@ -84,6 +100,9 @@ func (o OptimizerConfig) Validate() error {
 	}
 	if !(o.ValueWeight > 0 && o.ValueWeight <= 100) {
 		return fmt.Errorf("model: optimizer: value_weight = %g, must be in (0, 100]", o.ValueWeight)
+	}
+	if !(o.ScoreWeight >= 0 && o.ScoreWeight <= 100) {
+		return fmt.Errorf("model: optimizer: score_weight = %g, must be in [0, 100]", o.ScoreWeight)
 	}
 	return o.Schedule.Validate()
 }

@@ -112,6 +112,7 @@ type NetConfig struct {
 	ValueChannels  int    `yaml:"value_channels"`  // 0: the preset's
 	ValueHidden    int    `yaml:"value_hidden"`    // 0: the preset's
 	GlobalPool     bool   `yaml:"global_pool"`     // KataGo-style global pooling biases (model.Config.GlobalPool)
+	ScoreHead      bool   `yaml:"score_head"`      // auxiliary final-score head (model.Config.ScoreHead; training.optimizer.score_weight)
 	// OutputInitScale multiplies the initial weights of the policy and value output layers (their
 	// biases are zeroed) in a new run's gen-0000: near 0 starts with an almost uniform policy and an
 	// even value, instead of the backend's random, peaked one. 1 keeps the backend's initialisation.
@@ -555,6 +556,7 @@ func (c *Config) Architecture() (model.Config, error) {
 		a.ValueHidden = n.ValueHidden
 	}
 	a.GlobalPool = a.GlobalPool || n.GlobalPool
+	a.ScoreHead = a.ScoreHead || n.ScoreHead
 	if err := a.Validate(); err != nil {
 		return a, fmt.Errorf("net: %w", err)
 	}

@@ -197,7 +197,7 @@ func Fit(ctx context.Context, o FitOptions) (FitResult, error) {
 				}
 				return res, err
 			}
-			loss, err := o.Net.TrainStep(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Masks, Policy: db.Policy, WDL: db.WDL})
+			loss, err := o.Net.TrainStep(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Masks, Policy: db.Policy, WDL: db.WDL, Score: db.Score})
 			if err != nil {
 				return res, err
 			}
@@ -410,6 +410,9 @@ func archText(c model.Config) string {
 	s := fmt.Sprintf("%d blocks × %d channels, policy %d, value %d×%d", c.Blocks, c.Channels, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
 	if c.GlobalPool {
 		s += ", global pooling"
+	}
+	if c.ScoreHead {
+		s += ", score head"
 	}
 	return s
 }

@@ -174,6 +174,9 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	if cfg.GlobalPool {
 		gpool = ", global pooling"
 	}
+	if cfg.ScoreHead {
+		gpool += ", score head"
+	}
 	fmt.Fprintf(o, "net: %s: %d blocks x %d channels, policy head %d channels, value head %d channels x %d hidden, %d input planes%s\n",
 		unknown(cfg.Name), cfg.Blocks, cfg.Channels, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden, cfg.InputPlanes, gpool)
 	fmt.Fprintf(o, "parameters: %d\n", model.ParamCount(cfg, m.Kind))

@@ -29,6 +29,8 @@ type Engine struct {
 	v1B        []float32
 	v2         *sgemm.PackedB
 	v2B        []float32
+	sc         *sgemm.PackedB // value.score (ScoreHead only: EvalLoss reads it)
+	scB        []float32
 	// global pooling weights [P][2C], [V][2C] (nil without GlobalPool)
 	polG, valG []float32
 
@@ -75,6 +77,9 @@ func NewEngine(c *model.Checkpoint) (*Engine, error) {
 	if cfg.GlobalPool {
 		e.polG, e.valG = t("policy.gpool.weight"), t("value.gpool.weight")
 	}
+	if cfg.ScoreHead {
+		e.sc, e.scB = packFC(f.Tensors["value.score.weight"].Data, model.NumScore, cfg.ValueHidden), t("value.score.bias")
+	}
 	C := cfg.Channels
 	e.stemP = sgemm.PackA(false, C, cfg.InputPlanes*9, e.stemW, cfg.InputPlanes*9)
 	for i := 0; i < cfg.Blocks; i++ {
@@ -119,8 +124,17 @@ func (e *Engine) workspace(n int) *engineWS {
 // Predict evaluates n positions; see model.Net.Predict for shapes and semantics (policy logits with
 // −Inf where mask is false, WDL logits). Safe for concurrent use.
 func (e *Engine) Predict(n int, planes []float32, mask []bool, policy, wdl []float32) error {
+	return e.predict(n, planes, mask, policy, wdl, nil)
+}
+
+// predict is Predict that also writes the score head's logits [n][NumScore] when score is not nil
+// (a net with a score head only).
+func (e *Engine) predict(n int, planes []float32, mask []bool, policy, wdl, score []float32) error {
 	if err := model.CheckPredictArgs(n, e.cfg.InputPlanes, planes, mask, policy, wdl); err != nil {
 		return err
+	}
+	if score != nil && (e.sc == nil || len(score) < n*model.NumScore) {
+		return fmt.Errorf("model: predict: no score head, or len(score) = %d < n*%d", len(score), model.NumScore)
 	}
 	if n == 0 {
 		return nil
@@ -128,6 +142,9 @@ func (e *Engine) Predict(n int, planes []float32, mask []bool, policy, wdl []flo
 	ws := e.workspace(n)
 	defer e.pool.Put(ws)
 	e.forward(ws, n, planes, policy, wdl)
+	if score != nil {
+		linearP(ws.vh[:n*e.cfg.ValueHidden], n, e.cfg.ValueHidden, e.sc, e.scB, model.NumScore, score[:n*model.NumScore])
+	}
 	if mask != nil {
 		ninf := float32(math.Inf(-1))
 		for i, ok := range mask[:n*env.NumActions] {

@@ -289,8 +289,10 @@ func TestGradCrossEntropy(t *testing.T) {
 func TestGradNet(t *testing.T) {
 	pooled := microConfig()
 	pooled.GlobalPool, pooled.Blocks = true, 2
-	for _, cfg := range []model.Config{microConfig(), pooled} {
-		t.Run(map[bool]string{false: "plain", true: "gpool"}[cfg.GlobalPool], func(t *testing.T) { gradNet(t, cfg) })
+	scored := microConfig()
+	scored.ScoreHead = true
+	for name, cfg := range map[string]model.Config{"plain": microConfig(), "gpool": pooled, "score": scored} {
+		t.Run(name, func(t *testing.T) { gradNet(t, cfg) })
 	}
 }
 
@@ -301,15 +303,21 @@ func gradNet(t *testing.T, cfg model.Config) {
 	}
 	perturb(net, 2)
 	b := modeltest.RandomBatch(3, 3, false)
+	if cfg.ScoreHead { // soft targets on rows 0 and 1, none on row 2
+		b.Score = make([]float32, 3*model.NumScore)
+		for i, p := range []float32{0.5, 0, 0.25, 0, 0, 0.25, 0, 0, 0, 0, 1} {
+			b.Score[i] = p
+		}
+	}
 	opt := net.Optimizer()
-	opt.ValueWeight = 1.5
+	opt.ValueWeight, opt.ScoreWeight = 1.5, 0.7
 	l := net.lossGrad(b, opt, true)
 	w := map[string][]float64{}
 	for name, t := range net.tensors {
 		w[name] = to64(t.Data)
 	}
-	ref := func() float64 { return refLoss(net.cfg, w, b, opt.ValueWeight) }
-	if got, want := l.Policy+opt.ValueWeight*l.Value, ref(); !closeTo(got, want, 1e-5, 1e-5) {
+	ref := func() float64 { return refLoss(net.cfg, w, b, opt.ValueWeight, opt.ScoreWeight) }
+	if got, want := l.Policy+opt.ValueWeight*l.Value+opt.ScoreWeight*l.Score, ref(); !closeTo(got, want, 1e-5, 1e-5) {
 		t.Fatalf("float32 loss %g, float64 reference %g", got, want)
 	}
 	rng := rand.New(rand.NewPCG(4, 4))
@@ -379,7 +387,7 @@ func dot(a, b []float64) float64 {
 
 // refLoss is Policy + vw·Value of the network in training mode, in float64 with direct loops over
 // NCHW tensors: the specification the optimised code is checked against.
-func refLoss(cfg model.Config, w map[string][]float64, b *model.Batch, vw float64) float64 {
+func refLoss(cfg model.Config, w map[string][]float64, b *model.Batch, vw, sw float64) float64 {
 	n := b.N
 	x := make([][]float64, n) // per sample [C][121]
 	for s := range x {
@@ -537,6 +545,9 @@ func refLoss(cfg model.Config, w map[string][]float64, b *model.Batch, vw float6
 			hid[i] = math.Max(v, 0)
 		}
 		val += ce(fc(hid, "value.fc2", model.NumWDL), nil, b.WDL[s*3:s*3+3])
+		if cfg.ScoreHead && b.Score != nil {
+			val += sw / vw * ce(fc(hid, "value.score", model.NumScore), nil, b.Score[s*model.NumScore:(s+1)*model.NumScore])
+		}
 	}
 	return (pol + vw*val) / float64(n)
 }

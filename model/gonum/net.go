@@ -70,6 +70,7 @@ type Net struct {
 	polFC          fc
 	valConv        convBN
 	valFC1, valFC2 fc
+	valScore       fc // value.score (Config.ScoreHead; zero value without)
 
 	ws *trainWS // training workspace, reused between steps of the same batch size
 }
@@ -153,6 +154,9 @@ func FromCheckpoint(ck *model.Checkpoint) (*Net, error) {
 	n.valConv = conv("value", "conv", "bn", cfg.ValueChannels, C)
 	n.valFC1 = lin("value.fc1", cfg.ValueHidden, cfg.ValueChannels*cells)
 	n.valFC2 = lin("value.fc2", model.NumWDL, cfg.ValueHidden)
+	if cfg.ScoreHead {
+		n.valScore = lin("value.score", model.NumScore, cfg.ValueHidden)
+	}
 	return n, nil
 }
 

@@ -79,8 +79,10 @@ func TestOverfit(t *testing.T) {
 func TestBatchNormFrozenStatistics(t *testing.T) {
 	pooled := tiny(t)
 	pooled.GlobalPool = true
-	for _, cfg := range []model.Config{tiny(t), pooled} {
-		t.Run(map[bool]string{false: "plain", true: "gpool"}[cfg.GlobalPool], func(t *testing.T) { frozenStatistics(t, cfg) })
+	both := pooled
+	both.ScoreHead = true
+	for name, cfg := range map[string]model.Config{"plain": tiny(t), "gpool": pooled, "gpool+score": both} {
+		t.Run(name, func(t *testing.T) { frozenStatistics(t, cfg) })
 	}
 }
 
@@ -113,6 +115,19 @@ func frozenStatistics(t *testing.T, cfg model.Config) {
 	}
 	if d := maxDiff(wdl, net.ws.wdl); d > 1e-3 {
 		t.Errorf("WDL logits: inference and training mode differ by %g", d)
+	}
+	if cfg.ScoreHead {
+		e, err := net.Engine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		score := make([]float32, b.N*model.NumScore)
+		if err := e.predict(b.N, b.Planes, nil, logits, wdl, score); err != nil {
+			t.Fatal(err)
+		}
+		if d := maxDiff(score, net.ws.score); d > 1e-3 || maxDiff(score, make([]float32, len(score))) == 0 {
+			t.Errorf("score logits: inference and training mode differ by %g", d)
+		}
 	}
 	// With different running statistics they must differ (the comparison above is not vacuous).
 	net.bnLayers()[0].rv.Data[0] *= 4

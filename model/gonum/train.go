@@ -29,6 +29,8 @@ type trainWS struct {
 	trunkArg   []int32   // [n][C]
 	bias, dG   []float32 // scratch: [n][max(C,P,V)], [n][2C]
 	dPolG      []float32 // [n][2C]: the gradient of trunkG through the policy head
+	// score head (ScoreHead only): logits [n][NumScore], their gradient, and dValH's share
+	score, dScore, dValH2 []float32
 	// backward
 	dA, dT, dH []float32 // [C][S]
 	dLogits    []float32 // [n][A]
@@ -70,6 +72,9 @@ func newTrainWS(cfg model.Config, n int) *trainWS {
 			b.h2, b.g, b.arg = f(C*s), f(n*2*C), make([]int32, n*C)
 		}
 		ws.blocks = append(ws.blocks, b)
+	}
+	if cfg.ScoreHead {
+		ws.score, ws.dScore, ws.dValH2 = f(n*model.NumScore), f(n*model.NumScore), f(n*H)
 	}
 	if cfg.GlobalPool {
 		ws.polB, ws.valB = f(P*s), f(V*s)
@@ -256,6 +261,9 @@ func (n *Net) forwardTrain(ws *trainWS, planes []float32) {
 	linear(ws.valF, N, V*cells, n.valFC1.w.t.Data, n.valFC1.b.t.Data, cfg.ValueHidden, ws.valH)
 	relu(ws.valH)
 	linear(ws.valH, N, cfg.ValueHidden, n.valFC2.w.t.Data, n.valFC2.b.t.Data, model.NumWDL, ws.wdl)
+	if cfg.ScoreHead {
+		linear(ws.valH, N, cfg.ValueHidden, n.valScore.w.t.Data, n.valScore.b.t.Data, model.NumScore, ws.score)
+	}
 }
 
 // backward propagates ws.dLogits and ws.dWDL (set by losses) to every parameter gradient.
@@ -270,6 +278,12 @@ func (n *Net) backward(ws *trainWS, planes []float32) {
 	}
 	// value head
 	linearBackward(ws.valH, N, cfg.ValueHidden, n.valFC2.w.t.Data, model.NumWDL, ws.dWDL, n.valFC2.w.grad, n.valFC2.b.grad, ws.dValH)
+	if cfg.ScoreHead {
+		linearBackward(ws.valH, N, cfg.ValueHidden, n.valScore.w.t.Data, model.NumScore, ws.dScore, n.valScore.w.grad, n.valScore.b.grad, ws.dValH2)
+		for i, v := range ws.dValH2 {
+			ws.dValH[i] += v
+		}
+	}
 	reluMask(ws.dValH, ws.valH)
 	linearBackward(ws.valF, N, V*cells, n.valFC1.w.t.Data, cfg.ValueHidden, ws.dValH, n.valFC1.w.grad, n.valFC1.b.grad, ws.dValF)
 	fromFlat(ws.dValF, V, N, ws.dValA)
@@ -401,7 +415,8 @@ func (n *Net) l2(wd float64) float64 {
 }
 
 // lossGrad runs a training-mode forward pass and, when grad is set, the backward pass, filling every
-// param.grad with the gradient of Policy + ValueWeight·Value (weight decay is the optimiser's job).
+// param.grad with the gradient of Policy + ValueWeight·Value (+ ScoreWeight·Score with a score head;
+// weight decay is the optimiser's job).
 func (n *Net) lossGrad(b *model.Batch, opt model.OptimizerConfig, grad bool) model.Loss {
 	if n.ws == nil || n.ws.n != b.N {
 		n.ws = newTrainWS(n.cfg, b.N)
@@ -418,6 +433,15 @@ func (n *Net) lossGrad(b *model.Batch, opt model.OptimizerConfig, grad bool) mod
 	l.Value = crossEntropy(ws.wdl, nil, b.WDL, b.N, model.NumWDL, opt.ValueWeight/N, dw) / N
 	l.L2 = n.l2(opt.WeightDecay)
 	l.Total = l.Policy + opt.ValueWeight*l.Value + l.L2
+	if n.cfg.ScoreHead {
+		sw := opt.ScoreWeightOrDefault()
+		var ds []float32
+		if grad {
+			ds = ws.dScore
+		}
+		l.Score = scoreLoss(ws.score, b.Score, b.N, sw/N, ds) / N
+		l.Total += sw * l.Score
+	}
 	if grad {
 		n.backward(ws, b.Planes)
 	}
@@ -473,18 +497,39 @@ func (n *Net) EvalLoss(b *model.Batch) (model.Loss, error) {
 	}
 	logits := make([]float32, b.N*env.NumActions)
 	wdl := make([]float32, b.N*model.NumWDL)
-	if err := e.Predict(b.N, b.Planes, nil, logits, wdl); err != nil {
+	var score []float32
+	if n.cfg.ScoreHead {
+		score = make([]float32, b.N*model.NumScore)
+	}
+	if err := e.predict(b.N, b.Planes, nil, logits, wdl, score); err != nil {
 		return model.Loss{}, err
 	}
 	N := float64(b.N)
 	var l model.Loss
 	l.Policy = crossEntropy(logits, b.Mask, b.Policy, b.N, env.NumActions, 1, nil) / N
 	l.Value = crossEntropy(wdl, nil, b.WDL, b.N, model.NumWDL, 1, nil) / N
+	if n.cfg.ScoreHead {
+		l.Score = scoreLoss(score, b.Score, b.N, 1, nil) / N
+	}
 	n.trainMu.Lock()
 	l.L2 = n.l2(opt.WeightDecay)
 	n.trainMu.Unlock()
 	l.Total = l.Policy + opt.ValueWeight*l.Value + l.L2
+	if n.cfg.ScoreHead {
+		l.Total += opt.ScoreWeightOrDefault() * l.Score
+	}
 	return l, nil
+}
+
+// scoreLoss is crossEntropy over the score logits [n][NumScore] for targets [n][NumScore] (nil:
+// none, zero loss; a zero row adds nothing); grad, when not nil, is always written (zero without
+// targets).
+func scoreLoss(logits, target []float32, n int, scale float64, grad []float32) float64 {
+	if target == nil {
+		clear(grad)
+		return 0
+	}
+	return crossEntropy(logits, nil, target, n, model.NumScore, scale, grad)
 }
 
 // applyOptimizer updates every parameter from its gradient (see model.OptimizerConfig for the rules).

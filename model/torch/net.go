@@ -261,7 +261,7 @@ func (n *Net) Predict(count int, planes []float32, mask []bool, policy, wdl []fl
 		defer s.drop()
 		x := s.uploadF32(planes[:count*n.cfg.InputPlanes*model.NumCells],
 			[]int64{int64(count), int64(n.cfg.InputPlanes), model.BoardSize, model.BoardSize}, n.dev)
-		logits, value := n.forwardInference(s, w, x)
+		logits, value, _ := n.forwardInference(s, w, x, false)
 		s.download(logits, policy[:count*env.NumActions])
 		s.download(value, wdl[:count*model.NumWDL])
 		return s.err
@@ -343,6 +343,9 @@ func (n *Net) fold() (map[string]*ts.Tensor, error) {
 	pair("policy", "conv", "bn")
 	pair("value", "conv", "bn")
 	names := []string{"policy.fc.weight", "policy.fc.bias", "value.fc1.weight", "value.fc1.bias", "value.fc2.weight", "value.fc2.bias"}
+	if n.cfg.ScoreHead {
+		names = append(names, "value.score.weight", "value.score.bias")
+	}
 	if n.cfg.GlobalPool { // applied after the ReLUs: nothing to fold
 		names = append(names, "policy.gpool.weight", "value.gpool.weight")
 		for i := 0; i < n.cfg.Blocks; i++ {
@@ -364,7 +367,8 @@ func (n *Net) fold() (map[string]*ts.Tensor, error) {
 
 // forwardInference is the inference forward pass on folded weights: x [N, I, 11, 11] float32 →
 // policy logits [N, A] and WDL logits [N, 3], float32.
-func (n *Net) forwardInference(s *scope, w map[string]*ts.Tensor, x *ts.Tensor) (*ts.Tensor, *ts.Tensor) {
+// With withScore (a net with a score head), the score logits [N, NumScore] are returned too.
+func (n *Net) forwardInference(s *scope, w map[string]*ts.Tensor, x *ts.Tensor, withScore bool) (logits, value, score *ts.Tensor) {
 	half := n.opts.MixedPrecision
 	if half {
 		x = s.toBF16(x)
@@ -387,19 +391,26 @@ func (n *Net) forwardInference(s *scope, w map[string]*ts.Tensor, x *ts.Tensor) 
 		h = s.relu_(s.add_(t, h))
 	}
 	pf := s.flatten(gpool(h, s.relu_(conv(h, "policy.conv", 1)), "policy"))
-	logits := s.linear(pf, w["policy.fc.weight"], w["policy.fc.bias"], false)
+	logits = s.linear(pf, w["policy.fc.weight"], w["policy.fc.bias"], false)
 	vf := s.flatten(gpool(h, s.relu_(conv(h, "value.conv", 1)), "value"))
 	vh := s.relu_(s.linear(vf, w["value.fc1.weight"], w["value.fc1.bias"], false))
-	value := s.linear(vh, w["value.fc2.weight"], w["value.fc2.bias"], false)
+	value = s.linear(vh, w["value.fc2.weight"], w["value.fc2.bias"], false)
+	if withScore && n.cfg.ScoreHead {
+		score = s.linear(vh, w["value.score.weight"], w["value.score.bias"], false)
+		if half {
+			score = s.toF32(score)
+		}
+	}
 	if half {
 		logits, value = s.toF32(logits), s.toF32(value)
 	}
-	return logits, value
+	return logits, value, score
 }
 
 // forwardTrain is the training forward pass (batch norm on batch statistics). stats maps each
 // running_mean / running_var name to a copy that batch norm updates in place.
-func (n *Net) forwardTrain(s *scope, x *ts.Tensor, stats map[string]*ts.Tensor) (*ts.Tensor, *ts.Tensor) {
+// The score logits [N, NumScore] are nil without a score head.
+func (n *Net) forwardTrain(s *scope, x *ts.Tensor, stats map[string]*ts.Tensor) (logits, value, score *ts.Tensor) {
 	half := n.opts.MixedPrecision
 	t := func(name string) *ts.Tensor { return n.byName[name].t }
 	convBN := func(x *ts.Tensor, prefix, conv, bn string, k int64) *ts.Tensor {
@@ -422,11 +433,25 @@ func (n *Net) forwardTrain(s *scope, x *ts.Tensor, stats map[string]*ts.Tensor) 
 		h = s.relu_(s.add_(y, h))
 	}
 	pf := s.flatten(gpool(h, s.relu_(convBN(h, "policy", "conv", "bn", 1)), "policy"))
-	logits := s.linear(pf, t("policy.fc.weight"), t("policy.fc.bias"), half)
+	logits = s.linear(pf, t("policy.fc.weight"), t("policy.fc.bias"), half)
 	vf := s.flatten(gpool(h, s.relu_(convBN(h, "value", "conv", "bn", 1)), "value"))
 	vh := s.relu_(s.linear(vf, t("value.fc1.weight"), t("value.fc1.bias"), half))
-	value := s.linear(vh, t("value.fc2.weight"), t("value.fc2.bias"), half)
-	return logits, value
+	value = s.linear(vh, t("value.fc2.weight"), t("value.fc2.bias"), half)
+	if n.cfg.ScoreHead {
+		score = s.linear(vh, t("value.score.weight"), t("value.score.bias"), half)
+	}
+	return logits, value, score
+}
+
+// scoreLoss is the score head's cross-entropy (a scalar tensor) against b.Score, or nil without
+// targets or without a score head.
+func (n *Net) scoreLoss(s *scope, b *model.Batch, score *ts.Tensor) *ts.Tensor {
+	if score == nil || b.Score == nil {
+		return nil
+	}
+	target := s.uploadF32(b.Score, []int64{int64(b.N), model.NumScore}, n.dev)
+	_, sl := n.losses(s, score, score, nil, target, target, b.N)
+	return sl
 }
 
 // batchTensors uploads a training batch: planes, the illegal-action mask (nil when b.Mask is nil)
@@ -525,13 +550,22 @@ func (n *Net) trainStep(b *model.Batch) (model.Loss, error) {
 		}
 	}
 	x, illegal, tp, tw := n.batchTensors(s, b)
-	logits, value := n.forwardTrain(s, x, stats)
+	logits, value, score := n.forwardTrain(s, x, stats)
 	pl, vl := n.losses(s, logits, value, illegal, tp, tw, b.N)
 	vw := s.scalar(opt.ValueWeight)
 	wv := s.do("loss", func() (*ts.Tensor, error) { return vl.MulScalar(vw, false) })
 	total := s.do("loss", func() (*ts.Tensor, error) { return pl.Add(wv, false) })
+	sl := n.scoreLoss(s, b, score)
+	if sl != nil {
+		sw := s.scalar(opt.ScoreWeightOrDefault())
+		ws := s.do("loss", func() (*ts.Tensor, error) { return sl.MulScalar(sw, false) })
+		total = s.do("loss", func() (*ts.Tensor, error) { return total.Add(ws, false) })
+	}
 	s.inplace("backward", func() error { return total.Backward() })
 	loss := model.Loss{Policy: s.item(pl), Value: s.item(vl)}
+	if sl != nil {
+		loss.Score = s.item(sl)
+	}
 	if s.err != nil {
 		n.zeroGrads()
 		return model.Loss{}, s.err
@@ -543,6 +577,9 @@ func (n *Net) trainStep(b *model.Batch) (model.Loss, error) {
 	}
 	loss.L2 = n.l2(s, opt.WeightDecay)
 	loss.Total = loss.Policy + opt.ValueWeight*loss.Value + loss.L2
+	if n.cfg.ScoreHead {
+		loss.Total += opt.ScoreWeightOrDefault() * loss.Score
+	}
 	if !isFinite(loss.Total) {
 		n.zeroGrads()
 		return loss, fmt.Errorf("torch: train step %d: non-finite loss (%v); weights left unchanged", n.step.Load(), loss)
@@ -684,11 +721,15 @@ func (n *Net) EvalLoss(b *model.Batch) (model.Loss, error) {
 		s := &scope{}
 		defer s.drop()
 		x, illegal, tp, tw := n.batchTensors(s, b)
-		logits, value := n.forwardInference(s, w, x)
+		logits, value, score := n.forwardInference(s, w, x, true)
 		pl, vl := n.losses(s, logits, value, illegal, tp, tw, b.N)
 		opt := *n.opt.Load()
 		loss = model.Loss{Policy: s.item(pl), Value: s.item(vl), L2: n.l2(s, opt.WeightDecay)}
 		loss.Total = loss.Policy + opt.ValueWeight*loss.Value + loss.L2
+		if sl := n.scoreLoss(s, b, score); sl != nil {
+			loss.Score = s.item(sl)
+			loss.Total += opt.ScoreWeightOrDefault() * loss.Score
+		}
 		return s.err
 	})
 	return loss, err

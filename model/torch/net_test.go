@@ -109,11 +109,13 @@ func TestTrainStepMatchesGonum(t *testing.T) {
 	pooled.GlobalPool = true
 	cases := optimizers()
 	cases["adamw+gpool"] = cases["adamw"]
+	cases["sgd-nesterov+gpool+score"] = cases["sgd-nesterov"]
 	for name, opt := range cases {
 		cfg := tinyConfig(t)
-		if strings.HasSuffix(name, "+gpool") {
+		if strings.Contains(name, "+gpool") {
 			cfg = pooled
 		}
+		cfg.ScoreHead = strings.HasSuffix(name, "+score")
 		t.Run(name, func(t *testing.T) {
 			g := newGonum(t, perturbed(t, cfg, 11, opt))
 			flips := 0
@@ -127,6 +129,9 @@ func TestTrainStepMatchesGonum(t *testing.T) {
 					t.Fatalf("step %d: learning rate torch %g, gonum %g", step, n.LearningRate(), g.LearningRate())
 				}
 				b := modeltest.RandomBatch(uint64(20+step), 16, false)
+				if cfg.ScoreHead {
+					b.Score = scoreTargets(b.N, uint64(step))
+				}
 				gl, err := g.TrainStep(b)
 				if err != nil {
 					t.Fatal(err)
@@ -135,7 +140,7 @@ func TestTrainStepMatchesGonum(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, v := range [][3]any{{"policy", tl.Policy, gl.Policy}, {"value", tl.Value, gl.Value}, {"l2", tl.L2, gl.L2}, {"total", tl.Total, gl.Total}} {
+				for _, v := range [][3]any{{"policy", tl.Policy, gl.Policy}, {"value", tl.Value, gl.Value}, {"l2", tl.L2, gl.L2}, {"score", tl.Score, gl.Score}, {"total", tl.Total, gl.Total}} {
 					a, b := v[1].(float64), v[2].(float64)
 					if math.Abs(a-b) > 1e-5*math.Max(1, math.Abs(b)) {
 						t.Errorf("step %d: %s loss: torch %.7f, gonum %.7f", step, v[0], a, b)
@@ -539,4 +544,15 @@ func TestErrors(t *testing.T) {
 	if _, err := n.TrainStep(b); err == nil {
 		t.Error("TrainStep on a closed net succeeded")
 	}
+}
+
+// scoreTargets returns one-hot score targets [n][NumScore], every fifth row empty (no score).
+func scoreTargets(n int, seed uint64) []float32 {
+	t := make([]float32, n*model.NumScore)
+	for i := 0; i < n; i++ {
+		if i%5 != 4 {
+			t[i*model.NumScore+int((uint64(i)*7+seed)%model.NumScore)] = 1
+		}
+	}
+	return t
 }
