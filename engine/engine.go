@@ -21,6 +21,7 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -40,14 +41,14 @@ const Name = "YINSH Zero"
 // (the arena's default too). rollout:N players use their N.
 const DefaultSims = 200
 
-// DefaultPlayer is the player spec used when Options.Player is empty (until network players exist,
-// the strongest baseline that answers at once).
-const DefaultPlayer = "heuristic"
+// DefaultPlayer is the player spec used when Options.Player is empty, for its variant: the
+// reference network (nets.Reference) for standard games, the heuristic baseline for blitz.
+func DefaultPlayer(v env.Variant) string { return nets.DefaultPlayer(v) }
 
 // Options configures an Engine.
 type Options struct {
 	// Player is a player spec as selfplay.ParsePlayer takes it (random, heuristic, rollout:N, a
-	// checkpoint file); empty means DefaultPlayer.
+	// checkpoint file, reference); empty means DefaultPlayer(Variant).
 	Player string
 	// Sims is the simulations per decision of checkpoint players (selfplay.PlayerOptions.Sims); 0 means
 	// DefaultSims.
@@ -114,7 +115,7 @@ type Engine struct {
 // New returns an engine at the start of a game, or an error if the player cannot be built.
 func New(opts Options) (*Engine, error) {
 	if opts.Player == "" {
-		opts.Player = DefaultPlayer
+		opts.Player = DefaultPlayer(opts.Variant)
 	}
 	switch {
 	case opts.Sims == 0:
@@ -142,7 +143,11 @@ func New(opts Options) (*Engine, error) {
 // On error the engine is unchanged.
 func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
 	if !e.anyVar && isCheckpointSpec(spec) { // ReadMetadata refuses a named pipe before opening it
-		if h, err := model.ReadMetadata(spec); err == nil {
+		path, err := nets.Resolve(spec)
+		if err != nil {
+			return err
+		}
+		if h, err := model.ReadMetadata(path); err == nil {
 			if trained, ok := h.Meta.VariantValue(); ok && trained != v {
 				return fmt.Errorf("checkpoint %s was trained for %s, the game is %s (newgame %s, or start the engine with --any-variant)", spec, trained, v, trained)
 			}

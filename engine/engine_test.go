@@ -139,7 +139,7 @@ func TestNewErrors(t *testing.T) {
 		t.Error("negative sims accepted")
 	}
 	e := newEngine(t, Options{})
-	if got := ask(t, e, "set").Text; !strings.HasPrefix(got, "player "+DefaultPlayer+"\n") {
+	if got := ask(t, e, "set").Text; !strings.HasPrefix(got, "player "+DefaultPlayer(env.Standard)+"\n") {
 		t.Errorf("default player: %q", got)
 	}
 }
@@ -147,7 +147,7 @@ func TestNewErrors(t *testing.T) {
 // TestSession walks through every command, checking results and errors; it fails if a command of the
 // table is not exercised.
 func TestSession(t *testing.T) {
-	e := newEngine(t, Options{Seed: 1})
+	e := newEngine(t, Options{Player: "heuristic", Seed: 1}) // the commands as a non-searching player answers them
 	used := map[string]bool{}
 	check := func(line string, ok bool, want string) Answer {
 		t.Helper()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -69,6 +70,10 @@ func (c *netCache) close() {
 
 // load returns the network of the checkpoint at path, from the cache if the file is unchanged.
 func (c *netCache) load(path string) (model.Net, error) {
+	path, err := nets.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -91,6 +96,10 @@ func (c *netCache) load(path string) (model.Net, error) {
 // model.ReadCheckpoint, which refuses a directory, a device or a named pipe before opening it
 // (reading /dev/zero or a FIFO as a checkpoint would never end).
 func loadCheckpoint(path string, load func(string) (model.Net, error)) (model.Net, error) {
+	path, err := nets.Resolve(path) // the reference network's spec names its cached file
+	if err != nil {
+		return nil, err
+	}
 	if load != nil {
 		return load(path)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/nets"
 )
 
 // SearchConfig returns the search used by network players in evaluation games and play: sims
@@ -78,9 +79,13 @@ func (n *NetPlayers) Close() error {
 
 // checkpointFactory loads a training checkpoint into the pure-Go backend and makes network search
 // players with opts.Sims simulations. The player's name is the checkpoint's file name.
-func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
+func checkpointFactory(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
 	if opts.Sims < 1 {
-		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", path)
+		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", spec)
+	}
+	path, err := nets.Resolve(spec) // "reference": the embedded reference network's file
+	if err != nil {
+		return nil, nil, err
 	}
 	load := opts.Load
 	if load == nil {
@@ -88,9 +93,9 @@ func checkpointFactory(path string, opts PlayerOptions) (PlayerFactory, io.Close
 	}
 	net, err := load(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
+		return nil, nil, fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, spec, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
 	cfg := opts.SearchConfig()
 	np, err := NewNetPlayers(name, net.Predict, cfg, opts.maxBatch(cfg), opts.RolloutMix)
 	if err != nil {

@@ -90,7 +90,7 @@ type Server struct {
 // checkpoint that does not load is an error here.
 func New(opts Options) (*Server, error) {
 	if opts.Player == "" {
-		opts.Player = engine.DefaultPlayer
+		opts.Player = engine.DefaultPlayer(opts.Players.Variant)
 	}
 	def := func(v *int, d int) {
 		if *v == 0 {

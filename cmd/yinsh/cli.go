@@ -13,6 +13,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
@@ -110,7 +111,11 @@ func checkVariant(flag, spec string, v env.Variant, anyVariant bool) error {
 	if anyVariant || builtinPlayer(spec) {
 		return nil
 	}
-	h, err := model.ReadMetadata(spec)
+	path, err := nets.Resolve(spec)
+	if err != nil {
+		return err
+	}
+	h, err := model.ReadMetadata(path)
 	if err != nil {
 		return nil
 	}

@@ -71,6 +71,9 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level: %w", err)
 			}
+			if opts.Player == "" {
+				opts.Player = engine.DefaultPlayer(v)
+			}
 			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
 				return err
 			}
@@ -83,8 +86,8 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 		},
 	}
 	opts.BackendFlags.add(cmd.Flags())
-	cmd.Flags().StringVar(&opts.Player, "player", engine.DefaultPlayer,
-		"player: random, heuristic, rollout:N or a checkpoint file (default heuristic until network players exist)")
+	cmd.Flags().StringVar(&opts.Player, "player", "",
+		"player: reference, random, heuristic, rollout:N or a checkpoint file (default: reference, the embedded network, for standard; heuristic for blitz)")
 	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
 	cmd.Flags().IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")

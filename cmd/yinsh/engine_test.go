@@ -319,8 +319,16 @@ func TestEngineFlags(t *testing.T) {
 	}
 	cmd = newCmdEngine(func(o *EngineOptions) error { got = o; return nil })
 	cmd.SetArgs(nil)
-	if err := cmd.Execute(); err != nil || got.Player != engine.DefaultPlayer || got.Sims != engine.DefaultSims || got.Seed != 1 || got.Variant != env.Standard {
+	if err := cmd.Execute(); err != nil || got.Player != engine.DefaultPlayer(env.Standard) || got.Sims != engine.DefaultSims || got.Seed != 1 || got.Variant != env.Standard {
 		t.Errorf("defaults %+v %v", got, err)
+	}
+	cmd = newCmdEngine(func(o *EngineOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--variant", "blitz"})
+	if err := cmd.Execute(); err != nil || got.Player != "heuristic" {
+		t.Errorf("blitz's default player %q (want heuristic: the reference network is standard's), %v", got.Player, err)
+	}
+	if _, errs, code := runCLI(t, "", "engine", "--player", "reference", "--variant", "blitz"); code == 0 || !strings.Contains(errs, "trained for standard") {
+		t.Errorf("the reference network in a blitz engine: code %d stderr %q", code, errs)
 	}
 	for _, args := range [][]string{
 		{"--variant", "chess"}, {"--sims", "0"}, {"--log-level", "loud"}, {"--player", "rollout:0"}, {"extra"},
@@ -363,7 +371,7 @@ func TestEngineDocExample(t *testing.T) {
 	if input.Len() == 0 {
 		t.Fatal("the example session has no commands")
 	}
-	cmd := exec.Command(yinshBinary(t), "engine", "--seed", "1")
+	cmd := exec.Command(yinshBinary(t), "engine", "--player", "heuristic", "--seed", "1")
 	cmd.Stdin = strings.NewReader(input.String())
 	out, err := cmd.Output()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -76,7 +77,7 @@ An existing FILE is kept unless --force.`,
 			case checkpoint != "":
 				opts.Player = checkpoint
 			case opts.Player == "":
-				return fmt.Errorf("--checkpoint FILE (or --player random|heuristic|rollout:N) is required")
+				opts.Player = nets.DefaultPlayer(v) // the reference network (standard), else heuristic
 			}
 			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
 				return err
@@ -99,8 +100,8 @@ An existing FILE is kept unless --force.`,
 	}
 	f := cmd.Flags()
 	opts.BackendFlags.add(f)
-	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint")
-	f.StringVar(&opts.Player, "player", "", "or another agent: random, heuristic, rollout:N")
+	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint (default: the reference network, for standard games)")
+	f.StringVar(&opts.Player, "player", "", "or another agent: reference, random, heuristic, rollout:N (default: reference for standard, heuristic for blitz)")
 	f.IntVar(&opts.Sims, "sims", 200, "search simulations per agent action (with --movetime: a cap, none unless given)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action (0: bounded by --sims)")
 	f.StringVar(&as, "as", "white", "your colour: white or black")

@@ -24,9 +24,18 @@ func TestPlayCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	_, errs, code = runCLI(t, "", "play")
-	if code == 0 || !strings.Contains(errs, "--checkpoint") {
-		t.Fatalf("no agent: code %d %q", code, errs)
+	// without an agent: the reference network (standard), the heuristic (blitz)
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	out, errs, code = runCLI(t, "quit\n", "play", "--as", "black", "--sims", "8")
+	if code != 0 || !strings.Contains(out, "against reference") || !strings.Contains(out, "reference plays ") {
+		t.Fatalf("no agent, standard: code %d %q\n%s", code, errs, out)
+	}
+	out, errs, code = runCLI(t, "quit\n", "play", "--variant", "blitz")
+	if code != 0 || !strings.Contains(out, "against heuristic") {
+		t.Fatalf("no agent, blitz: code %d %q\n%s", code, errs, out)
+	}
+	if _, errs, code = runCLI(t, "", "play", "--player", "reference", "--variant", "blitz"); code == 0 || !strings.Contains(errs, "trained for standard") {
+		t.Fatalf("the reference network in blitz: code %d %q", code, errs)
 	}
 }
 

@@ -29,7 +29,7 @@ func TestServeFlags(t *testing.T) {
 		return got, err
 	}
 	o, err := parse()
-	if err != nil || o.Addr != "127.0.0.1:8080" || o.Player != "heuristic" || o.Runs != "" || o.AllowRemote {
+	if err != nil || o.Addr != "127.0.0.1:8080" || o.Player != "reference" || o.Runs != "" || o.AllowRemote {
 		t.Fatalf("defaults: %+v %v", o, err)
 	}
 	for _, c := range []struct {
