@@ -450,8 +450,7 @@ func (n *Net) scoreLoss(s *scope, b *model.Batch, score *ts.Tensor) *ts.Tensor {
 		return nil
 	}
 	target := s.uploadF32(b.Score, []int64{int64(b.N), model.NumScore}, n.dev)
-	_, sl := n.losses(s, score, score, nil, target, target, b.N)
-	return sl
+	return crossEntropy(s, score, nil, target, b.N)
 }
 
 // batchTensors uploads a training batch: planes, the illegal-action mask (nil when b.Mask is nil)
@@ -473,23 +472,26 @@ func (n *Net) batchTensors(s *scope, b *model.Batch) (x, illegal, tp, tw *ts.Ten
 
 // losses returns the policy and value cross-entropies (means over the batch) as scalar tensors.
 func (n *Net) losses(s *scope, logits, value, illegal, tp, tw *ts.Tensor, count int) (*ts.Tensor, *ts.Tensor) {
-	ce := func(logits, illegal, target *ts.Tensor) *ts.Tensor {
-		if illegal != nil {
-			ninf := s.scalar(math.Inf(-1))
-			logits = s.do("masked_fill", func() (*ts.Tensor, error) { return logits.MaskedFill(illegal, ninf, false) })
-		}
-		logp := s.do("log_softmax", func() (*ts.Tensor, error) { return logits.LogSoftmax(1, gotch.Float, false) })
-		if illegal != nil {
-			// 0·(−∞) would be NaN: illegal actions have zero target mass and drop out of the sum.
-			zero := s.scalar(0)
-			logp = s.do("masked_fill", func() (*ts.Tensor, error) { return logp.MaskedFill(illegal, zero, false) })
-		}
-		prod := s.do("mul", func() (*ts.Tensor, error) { return logp.Mul(target, false) })
-		sum := s.do("sum", func() (*ts.Tensor, error) { return prod.Sum(gotch.Float, false) })
-		k := s.scalar(-1 / float64(count))
-		return s.do("scale", func() (*ts.Tensor, error) { return sum.MulScalar(k, false) })
+	return crossEntropy(s, logits, illegal, tp, count), crossEntropy(s, value, nil, tw, count)
+}
+
+// crossEntropy is −Σ target·log softmax(logits) over the batch, divided by count (a scalar
+// tensor); illegal (nil: none) masks logits out of the softmax.
+func crossEntropy(s *scope, logits, illegal, target *ts.Tensor, count int) *ts.Tensor {
+	if illegal != nil {
+		ninf := s.scalar(math.Inf(-1))
+		logits = s.do("masked_fill", func() (*ts.Tensor, error) { return logits.MaskedFill(illegal, ninf, false) })
 	}
-	return ce(logits, illegal, tp), ce(value, nil, tw)
+	logp := s.do("log_softmax", func() (*ts.Tensor, error) { return logits.LogSoftmax(1, gotch.Float, false) })
+	if illegal != nil {
+		// 0·(−∞) would be NaN: illegal actions have zero target mass and drop out of the sum.
+		zero := s.scalar(0)
+		logp = s.do("masked_fill", func() (*ts.Tensor, error) { return logp.MaskedFill(illegal, zero, false) })
+	}
+	prod := s.do("mul", func() (*ts.Tensor, error) { return logp.Mul(target, false) })
+	sum := s.do("sum", func() (*ts.Tensor, error) { return prod.Sum(gotch.Float, false) })
+	k := s.scalar(-1 / float64(count))
+	return s.do("scale", func() (*ts.Tensor, error) { return sum.MulScalar(k, false) })
 }
 
 // l2 returns WeightDecay/2 · Σ w² over the decayed tensors (grad mode off).
