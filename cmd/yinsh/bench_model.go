@@ -19,7 +19,7 @@ type ModelBenchResult struct {
 	TrainSamplesPerSec float64
 	GFLOPS             float64 // achieved in inference
 	SgemmGFLOPS        float64 // the backend's raw float32 GEMM on the tower convolution's shape
-	Kernel             string  // the backend's compute kernel (gonum: avx2+fma or gonum; torch: libtorch's device)
+	Kernel             string  // the backend's compute kernel (gonum: avx512, avx2+fma or gonum; torch: libtorch's device)
 }
 
 // modelBenchers are the backends `yinsh bench model --backend` knows; a backend built under a tag
@@ -51,8 +51,9 @@ func newCmdBenchModel(runF func(*BenchModelOptions) error) *cobra.Command {
   gflops: <float>            achieved in inference (convolutions and fully connected layers)
   sgemm-gflops: <float>      the backend's raw float32 GEMM on the 3x3 tower convolution's shape
                              (channels x 9*channels times 9*channels x batch*121), same run
-  kernel: <name>             the compute kernel: for gonum avx2+fma (Go assembly, chosen from the
-                             CPU's features) or gonum (generic Go; forced with YINSH_KERNEL=gonum)
+  kernel: <name>             the compute kernel: for gonum avx512 or avx2+fma (Go assembly, chosen
+                             from the CPU's features; YINSH_KERNEL=avx2 picks AVX2 on an AVX-512
+                             CPU) or gonum (generic Go; forced with YINSH_KERNEL=gonum)
 Inference and the raw GEMM are measured in alternating rounds, best round of each.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

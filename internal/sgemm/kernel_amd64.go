@@ -6,6 +6,10 @@ import "golang.org/x/sys/cpu"
 // which x/sys/cpu folds into HasAVX2).
 var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// hasAVX512 reports whether kernel6x32 can run here as well (AVX-512F, and the OS saves the ZMM
+// and opmask state, which x/sys/cpu folds into HasAVX512F).
+var hasAVX512 = hasAVX2FMA && cpu.X86.HasAVX512F
+
 // kernel6x16 is in kernel_amd64.s.
 //
 //go:noescape
@@ -15,3 +19,16 @@ func kernel6x16(kc int, a, b, c *float32, ldc int)
 //
 //go:noescape
 func kernelRows6x16(kc int, a, b *float32, off *int, c *float32, ldc int)
+
+// kernel6x32 is in kernel_amd64.s (AVX-512F).
+//
+//go:noescape
+func kernel6x32(kc int, a, b0, b1, c *float32, ldc int)
+
+// kernelRows6x32 is in kernel_amd64.s (AVX-512F).
+//
+//go:noescape
+func kernelRows6x32(kc int, a, b *float32, off *int, c *float32, ldc int)
+
+// wideKernelAddrs is in kernel_amd64.s.
+func wideKernelAddrs() (k, rows uintptr)

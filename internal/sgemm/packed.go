@@ -24,8 +24,11 @@ const (
 type buffers struct {
 	a    []float32 // mc × kc, panels of mr rows
 	b    []float32 // kc × nc, panels of nr columns
-	tile [mr * nr]float32
+	tile tile
 }
+
+// tile is room for one edge tile of either kernel (6×16, or 6×32 on the AVX-512 path).
+type tile [mr * 2 * nr]float32
 
 var bufPool = sync.Pool{New: func() any { return new(buffers) }}
 
@@ -69,29 +72,47 @@ func gemmPacked(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb
 	}
 }
 
-// macro runs the micro-kernel over an mb×nb block of C (c points at its top-left element) from the
-// packed blocks pa (panels of mr rows) and pb (panels of nr columns), depth kb. Full tiles are
-// accumulated in place; edge tiles go through tile.
-func macro(mb, nb, kb int, pa, pb []float32, tile *[mr * nr]float32, c []float32, ldc int) {
-	for jr := 0; jr < nb; jr += nr {
-		nn := min(nr, nb-jr)
+// macro runs the micro-kernels over an mb×nb block of C (c points at its top-left element) from
+// the packed blocks pa (panels of mr rows) and pb (panels of nr columns), depth kb. On the AVX-512
+// path two panels of B go to one 6×32 kernel while more than one panel's columns remain. Full tiles
+// are accumulated in place; edge tiles go through t.
+func macro(mb, nb, kb int, pa, pb []float32, t *tile, c []float32, ldc int) {
+	w := wide.Load()
+	for jr := 0; jr < nb; {
+		tw := nr // the tile's width
+		if w && nb-jr > nr {
+			tw = 2 * nr
+		}
+		nn := min(tw, nb-jr)
 		bp := &pb[jr*kb]
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
 			ap := &pa[ir*kb]
-			if mm == mr && nn == nr {
-				kernel6x16(kb, ap, bp, &c[ir*ldc+jr], ldc)
-				continue
+			full := mm == mr && nn == tw
+			dst, ld := &c[ir*ldc+jr], ldc
+			if !full {
+				clear(t[:mr*tw])
+				dst, ld = &t[0], tw
 			}
-			t := tile
-			clear(t[:])
-			kernel6x16(kb, ap, bp, &t[0], nr)
-			for i := 0; i < mm; i++ {
-				row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nn]
-				for j, v := range t[i*nr : i*nr+nn] {
-					row[j] += v
-				}
+			if tw == nr {
+				kernel6x16(kb, ap, bp, dst, ld)
+			} else {
+				wide6x32(kb, ap, bp, &pb[(jr+nr)*kb], dst, ld)
 			}
+			if !full {
+				t.addTo(mm, nn, tw, c[ir*ldc+jr:], ldc)
+			}
+		}
+		jr += tw
+	}
+}
+
+// addTo adds the top-left mm×nn of the tile (row stride tw) into C.
+func (t *tile) addTo(mm, nn, tw int, c []float32, ldc int) {
+	for i := 0; i < mm; i++ {
+		row := c[i*ldc : i*ldc+nn]
+		for j, v := range t[i*tw : i*tw+nn] {
+			row[j] += v
 		}
 	}
 }

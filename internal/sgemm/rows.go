@@ -83,29 +83,39 @@ func GemmRows(a *PackedA, n int, b []float32, off []int, beta float32, c []float
 	buf := bufPool.Get().(*buffers)
 	defer bufPool.Put(buf)
 	mp := (m + mr - 1) / mr * mr
+	w := wide.Load()
 	for pc := 0; pc < k; pc += a.kc {
 		kb := min(a.kc, k-pc)
 		ap := a.panels[pc*mp:]
 		ob := &off[pc]
-		for jr := 0; jr < n; jr += nr {
-			nn := min(nr, n-jr)
+		for jr := 0; jr < n; {
+			// 32-column tiles (AVX-512) only while more than 16 columns remain, so that no kernel
+			// reads more than 15 elements past a row.
+			tw := nr
+			if w && n-jr > nr {
+				tw = 2 * nr
+			}
+			nn := min(tw, n-jr)
 			bp := &b[jr]
 			for ir := 0; ir < m; ir += mr {
 				mm := min(mr, m-ir)
-				if mm == mr && nn == nr {
-					kernelRows6x16(kb, &ap[ir*kb], bp, ob, &c[ir*ldc+jr], ldc)
-					continue
-				}
+				full := mm == mr && nn == tw
+				dst, ld := &c[ir*ldc+jr], ldc
 				t := &buf.tile
-				clear(t[:])
-				kernelRows6x16(kb, &ap[ir*kb], bp, ob, &t[0], nr)
-				for i := 0; i < mm; i++ {
-					row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nn]
-					for j, v := range t[i*nr : i*nr+nn] {
-						row[j] += v
-					}
+				if !full {
+					clear(t[:mr*tw])
+					dst, ld = &t[0], tw
+				}
+				if tw == nr {
+					kernelRows6x16(kb, &ap[ir*kb], bp, ob, dst, ld)
+				} else {
+					wideRows6x32(kb, &ap[ir*kb], bp, ob, dst, ld)
+				}
+				if !full {
+					t.addTo(mm, nn, tw, c[ir*ldc+jr:], ldc)
 				}
 			}
+			jr += tw
 		}
 	}
 }

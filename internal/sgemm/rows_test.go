@@ -43,14 +43,11 @@ func closeTo(t *testing.T, name string, got []float32, ldc int, want, bound []fl
 }
 
 func TestGemmRowsAndOffAgainstFloat64(t *testing.T) {
-	for _, kern := range Available() {
-		t.Run(kern, func(t *testing.T) {
-			defer Use(Kernel())
-			if err := Use(kern); err != nil {
-				t.Fatal(err)
-			}
+	for _, mode := range testModes() {
+		t.Run(mode, func(t *testing.T) {
+			useMode(t, mode)
 			rng := rand.New(rand.NewPCG(3, 4))
-			edge := []int{1, 3, 6, 7, 16, 17, 33, 144}
+			edge := []int{1, 3, 6, 7, 16, 17, 31, 33, 48, 49, 144}
 			for it := 0; it < 60; it++ {
 				m, n, k := edge[rng.IntN(len(edge))], edge[rng.IntN(len(edge))], edge[rng.IntN(len(edge))]
 				if it == 0 {
@@ -114,14 +111,11 @@ func TestGemmRowsPanicsOutsideB(t *testing.T) {
 }
 
 func TestGemmPackedBAgainstFloat64(t *testing.T) {
-	for _, kern := range Available() {
-		t.Run(kern, func(t *testing.T) {
-			defer Use(Kernel())
-			if err := Use(kern); err != nil {
-				t.Fatal(err)
-			}
+	for _, mode := range testModes() {
+		t.Run(mode, func(t *testing.T) {
+			useMode(t, mode)
 			rng := rand.New(rand.NewPCG(5, 6))
-			edge := []int{1, 3, 6, 7, 16, 17, 33, 242}
+			edge := []int{1, 3, 6, 7, 16, 17, 31, 33, 48, 49, 242}
 			for it := 0; it < 60; it++ {
 				m, n, k := edge[rng.IntN(len(edge))], edge[rng.IntN(len(edge))], edge[rng.IntN(len(edge))]
 				if it == 0 {

@@ -1,9 +1,10 @@
 // Package sgemm is the float32 matrix multiply of the pure-Go network backend (model/gonum): a
-// packed, cache-blocked SGEMM in the manner of BLIS/GotoBLAS whose inner 6×16 micro-kernel is
-// written in Go assembly for AVX2 + FMA, chosen at run time from the CPU's features
-// (golang.org/x/sys/cpu). On other CPUs and architectures, or when the environment variable
-// YINSH_KERNEL=gonum forces it, every call goes to gonum's float32 BLAS (generic Go with SSE axpy
-// and dot kernels), which was the backend's only path before this package.
+// packed, cache-blocked SGEMM in the manner of BLIS/GotoBLAS whose inner micro-kernels are written
+// in Go assembly, chosen at run time from the CPU's features (golang.org/x/sys/cpu): 6×32 tiles in
+// zmm registers with AVX-512F, 6×16 tiles in ymm registers with AVX2 + FMA (also the AVX-512 path's
+// kernel for a last 16-column panel). On other CPUs and architectures, or when the environment
+// variable YINSH_KERNEL=gonum forces it, every call goes to gonum's float32 BLAS (generic Go with
+// SSE axpy and dot kernels), which was the backend's only path before this package.
 //
 // Conventions: matrices are row-major float32 slices; op(A) is m×k (A itself k×m when transposed,
 // row stride lda), op(B) is k×n (n×k when transposed, row stride ldb), C is m×n with row stride ldc.
@@ -22,30 +23,42 @@ import (
 
 // Kernel names, as Kernel returns them and YINSH_KERNEL and Use accept.
 const (
-	KernelAVX2  = "avx2+fma" // the packed SGEMM with the AVX2/FMA micro-kernel (amd64)
-	KernelGonum = "gonum"    // gonum's blas32 (generic Go + SSE), the fallback
+	KernelAVX512 = "avx512"   // the packed SGEMM with the AVX-512F 6×32 micro-kernels (amd64)
+	KernelAVX2   = "avx2+fma" // the packed SGEMM with the AVX2/FMA 6×16 micro-kernels (amd64)
+	KernelGonum  = "gonum"    // gonum's blas32 (generic Go + SSE), the fallback
+
+	// KernelAVX512Go is for tests only (Use accepts it, Available never lists it): the AVX-512
+	// path's 32-column tiling with Go versions of its micro-kernels, on any CPU with AVX2.
+	KernelAVX512Go = "avx512-go"
 )
 
-// EnvVar names the environment variable that picks the kernel: "gonum" forces the fallback,
-// "avx2" or "auto" (the default, also when unset or empty) use the SIMD kernel where the CPU has it.
+// EnvVar names the environment variable that picks the kernel: "gonum" forces the fallback, "avx2"
+// the AVX2 kernels even on an AVX-512 CPU, "avx512" the AVX-512 ones; "auto" (the default, also
+// when unset or empty) uses the best the CPU has.
 const EnvVar = "YINSH_KERNEL"
 
-var simd atomic.Bool // the SIMD path is in use
+// simd reports that a packed path is in use (either SIMD kernel); wide, that 32-column tiles go to
+// the AVX-512 kernels, through wide6x32 and wideRows6x32 (the Go versions for KernelAVX512Go).
+var (
+	simd, wide   atomic.Bool
+	goWide       atomic.Bool // KernelAVX512Go
+	wide6x32     = kernel6x32
+	wideRows6x32 = kernelRows6x32
+)
 
 func init() {
 	name, err := choose(os.Getenv(EnvVar))
 	if err != nil {
 		slog.Warn("sgemm: ignoring "+EnvVar, "err", err, "using", name)
 	}
-	simd.Store(name == KernelAVX2)
+	if err := Use(name); err != nil {
+		panic(err) // choose only returns kernels this CPU has
+	}
 }
 
 // choose maps a YINSH_KERNEL value to the kernel used on this CPU.
 func choose(v string) (string, error) {
-	best := KernelGonum
-	if hasAVX2FMA {
-		best = KernelAVX2
-	}
+	best := Available()[0]
 	switch v {
 	case "", "auto":
 		return best, nil
@@ -56,13 +69,23 @@ func choose(v string) (string, error) {
 			return KernelGonum, fmt.Errorf("%s=avx2 but this CPU lacks AVX2 or FMA (or is not amd64)", EnvVar)
 		}
 		return KernelAVX2, nil
+	case "avx512":
+		if !hasAVX512 {
+			return best, fmt.Errorf("%s=avx512 but this CPU lacks AVX-512F (or is not amd64)", EnvVar)
+		}
+		return KernelAVX512, nil
 	}
-	return best, fmt.Errorf("%s=%q: want auto, avx2 or gonum", EnvVar, v)
+	return best, fmt.Errorf("%s=%q: want auto, avx512, avx2 or gonum", EnvVar, v)
 }
 
 // Kernel names the kernel Gemm uses now.
 func Kernel() string {
-	if simd.Load() {
+	switch {
+	case wide.Load() && goWide.Load():
+		return KernelAVX512Go
+	case wide.Load():
+		return KernelAVX512
+	case simd.Load():
 		return KernelAVX2
 	}
 	return KernelGonum
@@ -70,26 +93,39 @@ func Kernel() string {
 
 // Available lists the kernels this CPU can run, best first.
 func Available() []string {
-	if hasAVX2FMA {
+	switch {
+	case hasAVX512:
+		return []string{KernelAVX512, KernelAVX2, KernelGonum}
+	case hasAVX2FMA:
 		return []string{KernelAVX2, KernelGonum}
 	}
 	return []string{KernelGonum}
 }
 
-// Use switches the kernel (tests and benchmarks compare the two paths in one process). It must not
-// be called while another goroutine is inside Gemm.
+// Use switches the kernel (tests and benchmarks compare the paths in one process). It must not be
+// called while another goroutine is inside Gemm.
 func Use(name string) error {
-	switch name {
-	case KernelGonum:
-		simd.Store(false)
-	case KernelAVX2:
-		if !hasAVX2FMA {
-			return fmt.Errorf("sgemm: kernel %s is not available on this CPU", name)
-		}
-		simd.Store(true)
+	var packed, wide32, goKernels bool
+	switch {
+	case name == KernelGonum:
+	case name == KernelAVX2 && hasAVX2FMA:
+		packed = true
+	case name == KernelAVX512 && hasAVX512:
+		packed, wide32 = true, true
+	case name == KernelAVX512Go && hasAVX2FMA:
+		packed, wide32, goKernels = true, true, true
+	case name == KernelAVX2 || name == KernelAVX512 || name == KernelAVX512Go:
+		return fmt.Errorf("sgemm: kernel %s is not available on this CPU", name)
 	default:
 		return fmt.Errorf("sgemm: unknown kernel %q (have %v)", name, Available())
 	}
+	wide6x32, wideRows6x32 = kernel6x32, kernelRows6x32
+	if goKernels {
+		wide6x32, wideRows6x32 = goKernel6x32, goKernelRows6x32
+	}
+	simd.Store(packed)
+	wide.Store(wide32)
+	goWide.Store(goKernels)
 	return nil
 }
 

@@ -65,7 +65,7 @@ type shape struct {
 }
 
 func shapes(rng *rand.Rand) []shape {
-	edge := []int{1, 2, 5, 6, 7, 15, 16, 17, 31, 33, 97, 121}
+	edge := []int{1, 2, 5, 6, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 97, 121}
 	var out []shape
 	for _, tA := range []bool{false, true} {
 		for _, tB := range []bool{false, true} {
@@ -90,12 +90,9 @@ func shapes(rng *rand.Rand) []shape {
 }
 
 func TestGemmAgainstFloat64(t *testing.T) {
-	for _, kern := range Available() {
-		t.Run(kern, func(t *testing.T) {
-			defer Use(Kernel())
-			if err := Use(kern); err != nil {
-				t.Fatal(err)
-			}
+	for _, mode := range testModes() {
+		t.Run(mode, func(t *testing.T) {
+			useMode(t, mode)
 			rng := rand.New(rand.NewPCG(1, 2))
 			for _, s := range shapes(rng) {
 				name := fmt.Sprintf("tA=%v,tB=%v,m=%d,n=%d,k=%d,beta=%v,pad=%d,off=%d", s.tA, s.tB, s.m, s.n, s.k, s.beta, s.pad, s.off)
@@ -170,6 +167,7 @@ func TestGemmPanicsOnShortSlices(t *testing.T) {
 }
 
 func TestChoose(t *testing.T) {
+	defer Use(Kernel())
 	for _, tc := range []struct {
 		v    string
 		want string
@@ -187,6 +185,12 @@ func TestChoose(t *testing.T) {
 	}
 	if _, err := choose("avx2"); (err != nil) == hasAVX2FMA {
 		t.Errorf("choose(avx2): error %v with hasAVX2FMA=%v", err, hasAVX2FMA)
+	}
+	if _, err := choose("avx512"); (err != nil) == hasAVX512 {
+		t.Errorf("choose(avx512): error %v with hasAVX512=%v", err, hasAVX512)
+	}
+	if err := Use(KernelAVX512); (err != nil) == hasAVX512 {
+		t.Errorf("Use(avx512): error %v with hasAVX512=%v", err, hasAVX512)
 	}
 	if err := Use("bogus"); err == nil {
 		t.Error("Use(bogus) accepted")

@@ -22,8 +22,9 @@ type BenchResult struct {
 	Kernel             string  // the GEMM kernel in use (Kernel())
 }
 
-// Kernel names the GEMM kernel the backend uses now: "avx2+fma" (internal/sgemm's Go assembly,
-// implicit-GEMM convolutions) or "gonum" (gonum's blas32 and im2col: other CPUs, or YINSH_KERNEL=gonum).
+// Kernel names the GEMM kernel the backend uses now: "avx512" or "avx2+fma" (internal/sgemm's Go
+// assembly, implicit-GEMM convolutions) or "gonum" (gonum's blas32 and im2col: other CPUs, or
+// YINSH_KERNEL=gonum).
 func Kernel() string { return sgemm.Kernel() }
 
 // Bench measures inference and training throughput of a freshly initialised net with the given

@@ -59,7 +59,7 @@ func workers(n int) int {
 }
 
 // gemm computes C = op(A)·op(B) + beta·C on row-major matrices (op(A) m×k, op(B) k×n) with
-// internal/sgemm (the AVX2/FMA kernel where the CPU has it, gonum's blas32 otherwise; sgemm.Kernel
+// internal/sgemm (the AVX-512 or AVX2/FMA kernels where the CPU has them, gonum's blas32 otherwise; sgemm.Kernel
 // says which). A product of at least gemmSplitFLOPs is split by columns of C (or by rows when C is
 // narrow) between the pool's workers; inside a parallel region the pool's helpers are busy and it
 // runs on the calling goroutine.

@@ -11,14 +11,31 @@ import (
 	"github.com/yinsh-zero/yinsh/model/modeltest"
 )
 
-// The SIMD path (AVX2 kernel, implicit-GEMM convolutions) and the fallback (gonum's BLAS, im2col)
-// compute the same whole networks: predictions and every parameter's gradient agree within float32
-// tolerance. (CI also runs the whole package with YINSH_KERNEL=gonum.)
+// The SIMD paths (AVX-512 or AVX2 kernels, implicit-GEMM convolutions) and the fallback (gonum's
+// BLAS, im2col) compute the same whole networks: predictions and every parameter's gradient agree
+// within float32 tolerance. On CPUs with AVX2 but not AVX-512, the AVX-512 path's 32-column tiling
+// runs with Go versions of its micro-kernels (sgemm.KernelAVX512Go). (CI also runs the whole
+// package with YINSH_KERNEL=gonum.)
 func TestKernelPathsAgree(t *testing.T) {
-	if len(sgemm.Available()) < 2 {
+	var paths []string
+	for _, k := range sgemm.Available() {
+		if k != sgemm.KernelGonum {
+			paths = append(paths, k)
+		}
+	}
+	if len(paths) == 0 {
 		t.Skipf("only %v on this CPU: nothing to compare", sgemm.Available())
 	}
+	if paths[0] == sgemm.KernelAVX2 {
+		paths = append(paths, sgemm.KernelAVX512Go)
+	}
 	defer sgemm.Use(sgemm.Kernel())
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) { kernelPathAgrees(t, path) })
+	}
+}
+
+func kernelPathAgrees(t *testing.T, path string) {
 	tiny, _ := model.Preset("tiny")
 	odd := tiny
 	odd.Name, odd.Channels, odd.Blocks, odd.PolicyChannels, odd.ValueChannels, odd.ValueHidden = "odd", 13, 2, 3, 2, 7
@@ -47,7 +64,7 @@ func TestKernelPathsAgree(t *testing.T) {
 				}
 				return r
 			}
-			simd, fallback := run(sgemm.KernelAVX2), run(sgemm.KernelGonum)
+			simd, fallback := run(path), run(sgemm.KernelGonum)
 			near := func(what string, a, b []float32) {
 				t.Helper()
 				scale := 0.0

@@ -1,6 +1,6 @@
 // Package gonum is the pure-Go backend of the YINSH Zero network (default build, no cgo): inference and
-// training on internal/sgemm, whose AVX2+FMA micro-kernels are Go assembly chosen at run time from
-// the CPU's features, with gonum's float32 BLAS (blas32) as the fallback on other CPUs and
+// training on internal/sgemm, whose AVX-512 and AVX2+FMA micro-kernels are Go assembly chosen at
+// run time from the CPU's features, with gonum's float32 BLAS (blas32) as the fallback on other CPUs and
 // architectures or when YINSH_KERNEL=gonum (Kernel says which is in use). On the SIMD path 3×3
 // convolutions are implicit GEMMs over zero-padded planes (implicit.go); on the fallback they are
 // im2col + GEMM. Work is split over chunks of the batch between the goroutines of one pool
