@@ -212,7 +212,13 @@ func (s *Server) routes() {
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API endpoint %s (see docs/http-api.md)", r.URL.Path)
 	})
-	m.Handle("/", staticHandler())
+	m.Handle("/", staticHandler(func() []byte {
+		b, err := json.Marshal(s.info())
+		if err != nil {
+			return []byte("null") // the page then asks /api/info itself
+		}
+		return b
+	}))
 }
 
 func contains(xs []string, x string) bool {
@@ -248,7 +254,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", csp)
 	if s.opts.LoopbackHosts && !loopbackHost(r.Host) {
 		// a page of another site that reached us through DNS rebinding names its own host
 		writeError(rw, http.StatusForbidden, "host %q: this server answers only to loopback names (localhost, 127.0.0.1, [::1])", r.Host)
@@ -406,12 +412,17 @@ type infoAnswer struct {
 }
 
 func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, infoAnswer{
+	writeJSON(w, http.StatusOK, s.info())
+}
+
+// info is the answer of /api/info, which the page also carries inlined.
+func (s *Server) info() infoAnswer {
+	return infoAnswer{
 		Player: s.agent, Variant: s.opts.Players.Variant.String(), Sims: s.opts.Players.Sims,
 		MoveTimeMS: s.opts.Players.MoveTime.Milliseconds(), Searches: s.opts.Searches, MaxSims: s.opts.MaxSims,
 		MaxMoveTime: s.opts.MaxMoveTime.Milliseconds(), MaxBody: s.opts.MaxBody, Runs: s.runs != nil,
 		Players: []string{"", "random", "heuristic", "rollout:N"}, Version: engine.Version,
-	})
+	}
 }
 
 // IsLoopback reports whether addr (host:port) listens on loopback only: 127.0.0.0/8, ::1 or

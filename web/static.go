@@ -1,7 +1,11 @@
 package web
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -12,7 +16,60 @@ import (
 //go:embed static
 var staticFS embed.FS
 
-func staticHandler() http.Handler {
+// The page as served at "/": index.html with style.css and the two scripts inlined, so that a first
+// visit costs one request instead of five (the separate files are still served for other clients),
+// and the server's /api/info answer inlined as a JSON data block. The inlined style and scripts are
+// allowed by their hashes in the Content-Security-Policy (csp), which otherwise allows nothing
+// inline.
+var (
+	pageHead, pageTail []byte // the page before and after the info JSON
+	csp                string
+)
+
+func init() {
+	read := func(name string) string {
+		b, err := fs.ReadFile(staticFS, "static/"+name)
+		if err != nil {
+			panic(err) // the embed above always holds static/
+		}
+		return string(b)
+	}
+	html, style := read("index.html"), read("style.css")
+	scripts := []string{read("board.js"), read("app.js")}
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	mustReplace := func(html, old, new string) string {
+		if !strings.Contains(html, old) {
+			panic("web: static/index.html lacks " + old)
+		}
+		return strings.Replace(html, old, new, 1)
+	}
+	html = mustReplace(html, `<link rel="stylesheet" href="style.css">`, "<style>"+style+"</style>")
+	html = mustReplace(html, `<script src="board.js" defer></script>`+"\n", "")
+	html = mustReplace(html, `<script src="app.js" defer></script>`+"\n", "")
+	var hashes []string
+	var body strings.Builder
+	for _, s := range scripts {
+		if strings.Contains(s, "</script") {
+			panic("web: a script contains </script")
+		}
+		body.WriteString("<script>" + s + "</script>\n")
+		hashes = append(hashes, hash(s))
+	}
+	head, tail, ok := strings.Cut(html, "</body>")
+	if !ok {
+		panic("web: static/index.html lacks </body>")
+	}
+	pageHead = []byte(head + `<script id="info-json" type="application/json">`)
+	pageTail = []byte("</script>\n" + body.String() + "</body>" + tail)
+	csp = fmt.Sprintf("default-src 'self'; img-src 'self' data:; style-src 'self' %s; script-src 'self' %s; connect-src 'self'; frame-ancestors 'none'",
+		hash(style), strings.Join(hashes, " "))
+}
+
+// staticHandler serves the page (with info, the /api/info answer, inlined) and the embedded files.
+func staticHandler(info func() []byte) http.Handler {
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err) // the embed above always holds static/
@@ -24,13 +81,23 @@ func staticHandler() http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path)
 			return
 		}
-		if r.URL.Path != "/" && !strings.Contains(r.URL.Path[1:], "/") {
+		w.Header().Set("Cache-Control", "no-cache")
+		if r.URL.Path == "/" || r.URL.Path == "/index.html" {
+			// json.Marshal escapes <, > and &, so the JSON cannot close the data block
+			page := bytes.Join([][]byte{pageHead, info(), pageTail}, nil)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Length", fmt.Sprint(len(page)))
+			if r.Method == http.MethodGet {
+				w.Write(page)
+			}
+			return
+		}
+		if !strings.Contains(r.URL.Path[1:], "/") {
 			if _, err := fs.Stat(sub, r.URL.Path[1:]); err != nil {
 				writeError(w, http.StatusNotFound, "no page %s", r.URL.Path)
 				return
 			}
 		}
-		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
 }

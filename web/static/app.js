@@ -493,7 +493,9 @@ window.addEventListener("DOMContentLoaded", async () => {
   for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => showTab(b.dataset.tab));
   Play.init();
   try {
-    const info = await api("GET", "/api/info");
+    // the page carries the /api/info answer inlined (one request fewer); ask for it otherwise
+    const inlined = document.getElementById("info-json");
+    const info = (inlined && JSON.parse(inlined.textContent)) || await api("GET", "/api/info");
     $("server-info").textContent = "agent: " + info.player + (info.runs ? "" : " · no --runs");
     $("ng-variant").value = info.variant;
     $("an-variant").value = info.variant;
