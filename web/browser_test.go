@@ -383,4 +383,40 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		t.Fatalf("%d curves drawn", charts)
 	}
 	shot("dashboard.png", "")
+
+	// compare: a second run appears, is picked in "compare with", and every chart overlays both
+	if err := os.MkdirAll(filepath.Join(runs, "r2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var r2 strings.Builder
+	for gen := 1; gen <= 4; gen++ {
+		fmt.Fprintf(&r2, `{"generation":%d,"selfplay":{"games":16,"mean_length":%d,"games_per_hour":%d},"train":{"steps":100,"loss":%.2f},`+
+			`"eval":{"baselines":{"random":%.2f}},"rating_anchor":"gen-0000","elo":{"value":%d,"low":%d,"high":%d},"elapsed_s":500}`+"\n",
+			gen, 70-2*gen, 1100+50*gen, 4.8-0.6*float64(gen), 0.7+0.07*float64(gen), 45*gen, 45*gen-35, 45*gen+35)
+	}
+	if err := os.WriteFile(filepath.Join(runs, "r2", "metrics.jsonl"), []byte(r2.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	click("#tab-watch")
+	click("#tab-dashboard") // showing the tab lists the runs again
+	run("wait for r2 in the list", chromedp.WaitReady(chromedp.CSS(`#d-compare option[value="r2"]`)))
+	run("compare with r2", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('d-compare');
+	  s.querySelector('option[value="r2"]').selected = true; s.dispatchEvent(new Event('change')); })()`))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		live = text("#d-live")
+		if strings.Contains(live, "r1 3 generations") && strings.Contains(live, "r2 4 generations") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dashboard does not compare r1 and r2: %q", live)
+		}
+	}
+	per, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('#d-charts svg')].map((s) => s.querySelectorAll('polyline').length)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(per) != 5 || per[0] != 2 || per[1] != 2 || per[4] != 2 {
+		t.Fatalf("curves per chart when comparing two runs: %v", per)
+	}
+	shot("dashboard-compare.png", "")
 }

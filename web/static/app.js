@@ -432,7 +432,7 @@ function chart(parent, title, xLabel, series) {
   series.forEach((s, k) => {
     const pts = s.pts.filter((p) => Number.isFinite(p.y));
     if (!pts.length) return;
-    const cls = "series s" + k;
+    const cls = "series s" + (k % 5);
     for (const p of pts) {
       if (Number.isFinite(p.lo) && Number.isFinite(p.hi)) svgEl("line", { x1: sx(p.x), x2: sx(p.x), y1: sy(p.lo), y2: sy(p.hi), class: cls + " errbar" }, svg);
     }
@@ -442,48 +442,93 @@ function chart(parent, title, xLabel, series) {
   });
 }
 
+// Dash follows one run's metrics.jsonl live, or overlays up to five runs' curves ("compare with").
 const Dash = {
-  lines: [],
+  names: [], // the runs shown, the first one chosen in d-run
+  runs: {}, // name → {lines, es}
   init() {
     $("d-run").addEventListener("change", () => this.open());
+    $("d-compare").addEventListener("change", () => this.open());
     $("d-x").addEventListener("change", () => this.draw());
   },
   async refreshRuns() {
     const runs = await listRuns($("d-run"));
+    const cmp = $("d-compare"), keep = new Set([...cmp.selectedOptions].map((o) => o.value));
+    cmp.replaceChildren();
+    for (const r of runs) {
+      const o = document.createElement("option");
+      o.value = o.textContent = r.name;
+      o.selected = keep.has(r.name);
+      cmp.appendChild(o);
+    }
     if (!runs.length) { $("d-live").textContent = "No runs (start yinsh serve with --runs DIR)."; this.draw(); return; }
-    if (this.run !== $("d-run").value) this.open();
+    if (this.selected().join("\n") !== this.names.join("\n")) this.open();
+  },
+  selected() {
+    const main = $("d-run").value;
+    if (!main) return [];
+    const more = [...$("d-compare").selectedOptions].map((o) => o.value).filter((n) => n !== main);
+    return [main, ...more.slice(0, 4)];
   },
   open() {
-    this.run = $("d-run").value;
-    this.lines = [];
-    if (this.es) this.es.close();
-    this.es = new EventSource("/api/runs/" + encodeURIComponent(this.run) + "/events");
-    this.es.addEventListener("metrics", (e) => {
-      const d = JSON.parse(e.data);
-      if (d.reset) this.lines = [];
-      this.lines.push(...d.lines);
-      $("d-live").textContent = "live: " + this.lines.length + " generations (updated " + new Date().toLocaleTimeString() + ")";
-      this.draw();
-    });
-    this.es.onerror = () => { $("d-live").textContent = "disconnected, retrying…"; };
+    for (const r of Object.values(this.runs)) r.es.close();
+    this.names = this.selected();
+    this.runs = {};
+    for (const name of this.names) {
+      const r = { lines: [] };
+      r.es = new EventSource("/api/runs/" + encodeURIComponent(name) + "/events");
+      r.es.addEventListener("metrics", (e) => {
+        const d = JSON.parse(e.data);
+        if (d.reset) r.lines = [];
+        r.lines.push(...d.lines);
+        const counts = this.names.map((n) => (this.names.length > 1 ? n + " " : "") + this.runs[n].lines.length + " generations");
+        $("d-live").textContent = "live: " + counts.join(", ") + " (updated " + new Date().toLocaleTimeString() + ")";
+        this.draw();
+      });
+      r.es.onerror = () => { $("d-live").textContent = "disconnected, retrying…"; };
+      this.runs[name] = r;
+    }
+    this.draw();
   },
   draw() {
     const box = $("d-charts");
     box.replaceChildren();
     const byTime = $("d-x").value === "time";
-    let t = 0;
-    const xs = this.lines.map((m) => { t += m.elapsed_s || 0; return byTime ? Number((t / 3600).toFixed(4)) : m.generation; });
     const xl = byTime ? "wall time (hours)" : "generation";
-    const S = (name, f) => ({ name, pts: this.lines.map((m, i) => { const v = f(m); return v && typeof v === "object" ? { x: xs[i], ...v } : { x: xs[i], y: v }; }) });
     const g = (o, ...ks) => ks.reduce((a, k) => (a == null ? undefined : a[k]), o);
+    // series(name, lines, f): one curve of a run's lines, f(line) a number or {y, lo, hi}
+    const series = (name, lines, f) => {
+      let t = 0;
+      return { name, pts: lines.map((m) => {
+        t += m.elapsed_s || 0;
+        const x = byTime ? Number((t / 3600).toFixed(4)) : m.generation, v = f(m);
+        return v && typeof v === "object" ? { x, ...v } : { x, y: v };
+      }) };
+    };
+    const elo = (m) => (m.elo ? { y: m.elo.value, lo: m.elo.low, hi: m.elo.high } : undefined);
+    const baselines = (lines) => {
+      const bl = new Set();
+      lines.forEach((m) => Object.keys(g(m, "eval", "baselines") || {}).forEach((k) => bl.add(k)));
+      return [...bl];
+    };
+    const runs = this.names.map((n) => ({ name: n, lines: (this.runs[n] || { lines: [] }).lines }));
+    if (runs.length > 1) { // one curve per run in every chart
+      const each = (f) => runs.map((r) => series(r.name, r.lines, f));
+      chart(box, "training loss (total)", xl, each((m) => g(m, "train", "loss")));
+      chart(box, "Elo (95% interval) vs each run's anchor", xl, each(elo));
+      chart(box, "game length (actions)", xl, each((m) => g(m, "selfplay", "mean_length")));
+      chart(box, "self-play games/hour", xl, each((m) => g(m, "selfplay", "games_per_hour")));
+      chart(box, "score against baselines", xl, runs.flatMap((r) =>
+        baselines(r.lines).map((k) => series(r.name + ": " + k, r.lines, (m) => g(m, "eval", "baselines", k)))));
+      return;
+    }
+    const lines = runs.length ? runs[0].lines : [];
+    const S = (name, f) => series(name, lines, f);
     chart(box, "losses", xl, [S("total", (m) => g(m, "train", "loss")), S("policy", (m) => g(m, "train", "loss_policy")), S("value", (m) => g(m, "train", "loss_value"))]);
-    chart(box, "Elo (95% interval) vs " + ((this.lines.find((m) => m.rating_anchor) || {}).rating_anchor || "anchor"), xl,
-      [S("elo", (m) => (m.elo ? { y: m.elo.value, lo: m.elo.low, hi: m.elo.high } : undefined))]);
+    chart(box, "Elo (95% interval) vs " + ((lines.find((m) => m.rating_anchor) || {}).rating_anchor || "anchor"), xl, [S("elo", elo)]);
     chart(box, "game length (actions)", xl, [S("mean length", (m) => g(m, "selfplay", "mean_length"))]);
     chart(box, "self-play games/hour", xl, [S("games/h", (m) => g(m, "selfplay", "games_per_hour"))]);
-    const bl = new Set();
-    this.lines.forEach((m) => Object.keys(g(m, "eval", "baselines") || {}).forEach((k) => bl.add(k)));
-    chart(box, "score against baselines", xl, [...bl].map((k) => S(k, (m) => g(m, "eval", "baselines", k))));
+    chart(box, "score against baselines", xl, baselines(lines).map((k) => S(k, (m) => g(m, "eval", "baselines", k))));
   },
 };
 
