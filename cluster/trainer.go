@@ -33,6 +33,10 @@ type TrainerOptions struct {
 	MaxBacklog int
 	// HeartbeatTTL is how long a worker's heartbeat is kept (default 30 s).
 	HeartbeatTTL time.Duration
+	// Replicas is how many servers of a NATS cluster keep the run's stream, buckets and networks
+	// (0: 1; at most 5, and no more than the cluster has). With 3, the run survives the loss of
+	// any one server.
+	Replicas int
 	Log          *slog.Logger
 }
 
@@ -65,6 +69,12 @@ func OpenTrainer(ctx context.Context, o TrainerOptions) (*Trainer, error) {
 		o.Conn.Name = "yinsh-trainer " + o.Run
 	}
 	o.Conn.Log = o.Log
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.Replicas < 1 || o.Replicas > 5 {
+		return nil, fmt.Errorf("cluster: %d replicas: want 1 to 5", o.Replicas)
+	}
 	nc, js, err := connect(o.Conn)
 	if err != nil {
 		return nil, err
@@ -94,7 +104,7 @@ func (t *Trainer) setup(ctx context.Context) error {
 	_, err := t.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: n.stream, Subjects: []string{n.subject}, Storage: jetstream.FileStorage,
 		Retention: jetstream.WorkQueuePolicy, Duplicates: 10 * time.Minute, MaxMsgSize: 8 << 20,
-		MaxMsgs: maxMsgs(t.o.MaxBacklog), Discard: jetstream.DiscardNew,
+		MaxMsgs: maxMsgs(t.o.MaxBacklog), Discard: jetstream.DiscardNew, Replicas: t.o.Replicas,
 		Description: "YINSH Zero self-play games of run " + n.run,
 	})
 	if err != nil {
@@ -102,18 +112,18 @@ func (t *Trainer) setup(ctx context.Context) error {
 	}
 	t.cons, err = t.js.CreateOrUpdateConsumer(ctx, n.stream, jetstream.ConsumerConfig{
 		Durable: n.consumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: t.o.AckWait,
-		MaxAckPending: 4096, FilterSubject: n.subject, DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending: 4096, FilterSubject: n.subject, DeliverPolicy: jetstream.DeliverAllPolicy, Replicas: t.o.Replicas,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: consumer %s: %w", n.consumer, err)
 	}
-	if t.kv, err = t.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.kv, History: 1, Storage: jetstream.FileStorage}); err != nil {
+	if t.kv, err = t.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.kv, History: 1, Storage: jetstream.FileStorage, Replicas: t.o.Replicas}); err != nil {
 		return fmt.Errorf("cluster: bucket %s: %w", n.kv, err)
 	}
-	if _, err = t.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.workers, History: 1, TTL: t.o.HeartbeatTTL, Storage: jetstream.FileStorage}); err != nil {
+	if _, err = t.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.workers, History: 1, TTL: t.o.HeartbeatTTL, Storage: jetstream.FileStorage, Replicas: t.o.Replicas}); err != nil {
 		return fmt.Errorf("cluster: bucket %s: %w", n.workers, err)
 	}
-	if t.obj, err = t.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.objects, Storage: jetstream.FileStorage}); err != nil {
+	if t.obj, err = t.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.objects, Storage: jetstream.FileStorage, Replicas: t.o.Replicas}); err != nil {
 		return fmt.Errorf("cluster: object store %s: %w", n.objects, err)
 	}
 	if e, err := t.kv.Get(ctx, countersKey); err == nil {

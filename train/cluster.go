@@ -80,7 +80,7 @@ func openClusterSource(ctx context.Context, o Options, gdir string) (_ *clusterS
 	s.tr, err = cluster.OpenTrainer(ctx, cluster.TrainerOptions{
 		Conn: cluster.ConnOptions{URL: url, Creds: trainerCreds, TLS: clientTLS}, Run: run,
 		Fresh: !o.Resume, Staleness: cc.Staleness, AckWait: time.Duration(cc.AckWaitS) * time.Second,
-		MaxBacklog: cmp.Or(cc.MaxBacklog, 10*o.Config.SelfPlay.Games), Log: o.Log,
+		MaxBacklog: cmp.Or(cc.MaxBacklog, 10*o.Config.SelfPlay.Games), Replicas: cc.Replicas, Log: o.Log,
 	})
 	if err != nil {
 		return nil, err

@@ -79,6 +79,9 @@ func TestClusterConfig(t *testing.T) {
 		{"cluster.server=nats://h:4222,cluster.listen=127.0.0.1:1", "embedded server"},
 		{"cluster.server=embedded,cluster.run=a.b", "cluster.run"},
 		{"cluster.server=embedded,cluster.staleness=-1", "cluster.staleness"},
+		{"cluster.server=embedded,cluster.replicas=3", "the embedded server is one"},
+		{"cluster.server=nats://h:4222,cluster.replicas=6", "cluster.replicas"},
+		{"cluster.replicas=3", "cluster.server is empty"},
 	} {
 		_, err := ParseConfig(nil, "t", strings.Split(tc.set, ","))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -88,6 +91,9 @@ func TestClusterConfig(t *testing.T) {
 	cfg, err := ParseConfig([]byte("cluster:\n  server: embedded\n  local_workers: 2\n"), "t", nil)
 	if err != nil || cfg.Cluster.LocalWorkers != 2 {
 		t.Fatalf("%+v %v", cfg.Cluster, err)
+	}
+	if cfg, err := ParseConfig(nil, "t", []string{"cluster.server=nats://a:4222,nats://b:4222", "cluster.replicas=3"}); err != nil || cfg.Cluster.Replicas != 3 {
+		t.Fatalf("replicas on an external cluster: %+v %v", cfg.Cluster, err)
 	}
 	if _, err := ParseConfig([]byte("cluster:\n  server: embedded\n  workers: 2\n"), "t", nil); err == nil || !strings.Contains(err.Error(), "line 3: cluster.workers: unknown key") {
 		t.Fatalf("unknown cluster key: %v", err)

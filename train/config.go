@@ -63,6 +63,9 @@ type ClusterConfig struct {
 	// MaxBacklog bounds the games waiting in the stream (0: 10 generations' games): beyond it
 	// workers wait (their publishes are refused and retried) until the trainer catches up.
 	MaxBacklog int `yaml:"max_backlog"`
+	// Replicas is how many servers of an external NATS cluster keep the run's stream and buckets
+	// (0: 1; 3 survives the loss of any one server). The embedded server is one server.
+	Replicas int `yaml:"replicas"`
 	// Creds is the trainer's credentials file for an external server (see yinsh worker --creds).
 	Creds string `yaml:"creds"`
 	// WorkerCreds is the credentials file workers present to the embedded server (token, user and
@@ -439,6 +442,7 @@ func (c *Config) Validate() error {
 		{"cluster.staleness", c.Cluster.Staleness, 0, 1_000_000},
 		{"cluster.ack_wait_s", c.Cluster.AckWaitS, 0, 86_400},
 		{"cluster.max_backlog", c.Cluster.MaxBacklog, 0, 100_000_000},
+		{"cluster.replicas", c.Cluster.Replicas, 0, 5},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {
@@ -575,7 +579,7 @@ func (c *Config) YAML() ([]byte, error) { return yaml.Marshal(c) }
 func (c *ClusterConfig) validate() error {
 	if c.IsZero() {
 		if c.Listen != "" || c.Run != "" || c.LocalWorkers != 0 || c.WorkerParallel != 0 || c.Staleness != 0 || c.AckWaitS != 0 || c.MaxBacklog != 0 ||
-			c.Creds != "" || c.WorkerCreds != "" || !c.TLS.IsZero() {
+			c.Replicas != 0 || c.Creds != "" || c.WorkerCreds != "" || !c.TLS.IsZero() {
 			return errors.New("cluster.server is empty: set it (embedded or nats://host:port) or remove the cluster section")
 		}
 		return nil
@@ -593,6 +597,9 @@ func (c *ClusterConfig) validate() error {
 		}
 		if c.Creds != "" {
 			return errors.New("cluster.creds is the trainer's credentials for an external server; the embedded server takes cluster.worker_creds")
+		}
+		if c.Replicas > 1 {
+			return fmt.Errorf("cluster.replicas = %d needs a NATS cluster of that many servers; the embedded server is one (use cluster.server: nats://…)", c.Replicas)
 		}
 	case strings.HasPrefix(c.Server, "nats://") || strings.HasPrefix(c.Server, "tls://"):
 		if c.Listen != "" || c.WorkerCreds != "" {

@@ -1,0 +1,156 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// startNATSCluster starts n clustered nats-servers with JetStream on loopback (file stores under
+// dir) and waits until JetStream has a meta leader. It returns the servers and the client URL
+// list (comma-separated, as cluster.server and yinsh worker --server take it).
+func startNATSCluster(t *testing.T, dir string, n int) ([]*server.Server, string) {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		ports[i] = freePort(t)
+	}
+	var routes []*url.URL
+	for _, p := range ports {
+		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
+	}
+	var servers []*server.Server
+	var urls []string
+	for i := range n {
+		ns, err := server.NewServer(&server.Options{
+			ServerName: fmt.Sprintf("n%d", i+1), Host: "127.0.0.1", Port: server.RANDOM_PORT,
+			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprintf("n%d", i+1)), NoSigs: true, NoLog: true,
+			Cluster: server.ClusterOpts{Name: "yinsh", Host: "127.0.0.1", Port: ports[i]}, Routes: routes,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns.Start()
+		t.Cleanup(ns.Shutdown)
+		if !ns.ReadyForConnections(10 * time.Second) {
+			t.Fatalf("server n%d did not start", i+1)
+		}
+		servers = append(servers, ns)
+		urls = append(urls, ns.ClientURL())
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		ready, leader := true, false
+		for _, s := range servers {
+			ready = ready && s.JetStreamIsClustered() && s.JetStreamIsCurrent()
+			leader = leader || s.JetStreamIsLeader()
+		}
+		if ready && leader {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the NATS cluster elected no JetStream leader in 20 s")
+		}
+	}
+	return servers, strings.Join(urls, ",")
+}
+
+// TestReplicatedRunSurvivesAServer: on a cluster of three nats-servers a run with three replicas
+// keeps every game and its network when the server leading the games stream dies: the trainer,
+// connected to the URL list, reconnects and ingests all the games published before, and the
+// network and run info are read from the survivors.
+func TestReplicatedRunSurvivesAServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-server NATS cluster")
+	}
+	dir := t.TempDir()
+	servers, urls := startNATSCluster(t, dir, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: urls}, Run: "r3", Fresh: true, Replicas: 3, Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	ckpt := tinyCheckpoint(t, dir, 1)
+	if err := tr.Publish(ctx, 1, "gen-0001", ckpt, []byte("variant: blitz\n")); err != nil {
+		t.Fatal(err)
+	}
+	n := namesFor("r3")
+	st, err := tr.js.Stream(ctx, n.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := st.CachedInfo()
+	if info.Config.Replicas != 3 || info.Cluster == nil || len(info.Cluster.Replicas) != 2 {
+		t.Fatalf("games stream: %d replicas configured, cluster %+v", info.Config.Replicas, info.Cluster)
+	}
+	for _, bucket := range []string{n.kv, n.workers} {
+		kv, err := tr.js.KeyValue(ctx, bucket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := kv.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if si, ok := s.(interface{ StreamInfo() *jetstream.StreamInfo }); !ok || si.StreamInfo().Config.Replicas != 3 {
+			t.Fatalf("bucket %s is not kept by 3 servers: %+v", bucket, s)
+		}
+	}
+
+	nc, js, err := connect(ConnOptions{URL: urls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	const games = 12
+	for i := uint64(1); i <= games; i++ {
+		publishRaw(t, js, "r3", Game{Generation: 1, Worker: "w", Record: randomGame(i, "gen-0001")})
+	}
+	leader := info.Cluster.Leader
+	for _, s := range servers {
+		if s.Name() == leader {
+			s.Shutdown()
+			t.Logf("shut down %s, the games stream's leader", leader)
+		}
+	}
+	got := map[uint64]int{}
+	seen := map[uint64]bool{}
+	if _, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: games, Seen: seen, Sync: func() error { return nil },
+		Append: func(g Game) error { got[g.Record.ID]++; return nil }}); err != nil {
+		t.Fatalf("ingest after losing the leader: %v", err)
+	}
+	for i := uint64(1); i <= games; i++ {
+		if got[i] != 1 {
+			t.Fatalf("game %d ingested %d times (all: %v)", i, got[i], got)
+		}
+	}
+	// a worker joining now finds the run and its network on the survivors
+	rep, err := Status(ctx, ConnOptions{URL: urls}, "r3")
+	if err != nil {
+		t.Fatalf("the run after losing a server: %v", err)
+	}
+	if rep.Run.Generation != 1 || rep.Run.Network != "gen-0001" || rep.Counters.Ingested != games {
+		t.Fatalf("run after losing a server: %+v", rep)
+	}
+	obj, err := js.ObjectStore(ctx, n.objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := obj.GetBytes(ctx, "gen-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != rep.Run.SHA256 {
+		t.Fatal("the network read from the survivors differs from the one published")
+	}
+}
