@@ -37,7 +37,7 @@ type TrainerOptions struct {
 	// (0: 1; at most 5, and no more than the cluster has). With 3, the run survives the loss of
 	// any one server.
 	Replicas int
-	Log          *slog.Logger
+	Log      *slog.Logger
 }
 
 // Trainer is the trainer's connection to a run: it publishes networks and ingests games.
