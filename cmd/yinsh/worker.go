@@ -30,7 +30,7 @@ type ClusterConnFlags struct {
 
 func (c *ClusterConnFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&c.Server, "server", "", "NATS server URL of the run, e.g. nats://trainer-host:4222 (yinsh train prints it)")
+	f.StringVar(&c.Server, "server", "", "NATS server URL of the run, e.g. nats://trainer-host:4222 (yinsh train prints it; a comma-separated list for a NATS cluster)")
 	f.StringVar(&c.Run, "run", "", "the run's name (yinsh train prints it), or its run directory when on the same disk")
 	f.StringVar(&c.Creds, "creds", "", "credentials file: token, user and password, or nkey_seed lines (or a NATS .creds file)")
 	f.StringVar(&c.TLSCA, "tls-ca", "", "PEM file of the CA that signed the server's certificate")
