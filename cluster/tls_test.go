@@ -14,11 +14,16 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 )
 
-// writeTLS writes a CA and a server certificate for 127.0.0.1 signed by it; it returns the paths
-// of the CA certificate, the server certificate and the server key.
-func writeTLS(t *testing.T, dir string) (ca, cert, key string) {
+// testPKI is a CA with a server certificate for 127.0.0.1 and a client certificate signed by it
+// (PEM file paths).
+type testPKI struct{ ca, cert, key, clientCert, clientKey string }
+
+// writeTLS writes a CA, a server certificate for 127.0.0.1 and a client certificate signed by it.
+func writeTLS(t *testing.T, dir string) testPKI {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -31,22 +36,6 @@ func writeTLS(t *testing.T, dir string) (ca, cert, key string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srvTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caTmpl, &srvKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(srvKey)
-	if err != nil {
-		t.Fatal(err)
-	}
 	write := func(name, typ string, der []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
@@ -54,23 +43,45 @@ func writeTLS(t *testing.T, dir string) (ca, cert, key string) {
 		}
 		return p
 	}
-	return write("ca.pem", "CERTIFICATE", caDER), write("server.pem", "CERTIFICATE", srvDER), write("server-key.pem", "EC PRIVATE KEY", keyDER)
+	// sign writes a certificate and key for one use (server or client authentication)
+	sign := func(name string, serial int64, usage x509.ExtKeyUsage, ips []net.IP) (string, string) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+			IPAddresses: ips, ExtKeyUsage: []x509.ExtKeyUsage{usage}, KeyUsage: x509.KeyUsageDigitalSignature}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caTmpl, &key.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyDER, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return write(name+".pem", "CERTIFICATE", der), write(name+"-key.pem", "EC PRIVATE KEY", keyDER)
+	}
+	p := testPKI{ca: write("ca.pem", "CERTIFICATE", caDER)}
+	p.cert, p.key = sign("server", 2, x509.ExtKeyUsageServerAuth, []net.IP{net.ParseIP("127.0.0.1")})
+	p.clientCert, p.clientKey = sign("client", 3, x509.ExtKeyUsageClientAuth, nil)
+	return p
 }
 
 // TestTLS: the embedded server with a certificate; the trainer and a worker that trust its CA
 // exchange a game over TLS; a worker that does not trust it cannot connect.
 func TestTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca, cert, key := writeTLS(t, dir)
+	pki := writeTLS(t, dir)
 	srv, err := StartServer(ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "tls",
-		TLS: TLS{Cert: cert, Key: key}, Log: quiet})
+		TLS: TLS{Cert: pki.cert, Key: pki.key}, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	trust := TLS{CA: ca}
+	trust := TLS{CA: pki.ca}
 	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: srv.URL(), Creds: srv.TrainerCreds(), TLS: trust}, Run: "tls", Fresh: true, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -112,5 +123,68 @@ func TestTLS(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != g.Record.ID {
 		t.Fatalf("ingested %v, want the worker's first game %x", got, g.Record.ID)
+	}
+}
+
+// TestMutualTLS: a standalone nats-server that requires client certificates (tls { verify: true }):
+// the trainer and a worker given cluster.tls cert and key (and the CA) connect and exchange a game;
+// a client with the CA but no certificate of its own is refused.
+func TestMutualTLS(t *testing.T) {
+	dir := t.TempDir()
+	pki := writeTLS(t, dir)
+	tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: pki.cert, KeyFile: pki.key, CaFile: pki.ca, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
+		StoreDir: filepath.Join(dir, "nats"), NoSigs: true, NoLog: true, TLS: true, TLSVerify: true, TLSConfig: tc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the server did not start")
+	}
+	url := ns.ClientURL()
+	if _, _, err := connect(ConnOptions{URL: url, TLS: TLS{CA: pki.ca}, Log: quiet}); err == nil {
+		t.Fatal("a client without a certificate connected to a server that verifies clients")
+	}
+	mutual := TLS{CA: pki.ca, Cert: pki.clientCert, Key: pki.clientKey}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: url, TLS: mutual}, Run: "mtls", Fresh: true, Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if err := tr.Publish(ctx, 1, "gen-0000", tinyCheckpoint(t, dir, 1), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithCancel(ctx)
+	published := make(chan Game, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- RunWorker(wctx, WorkerOptions{Conn: ConnOptions{URL: url, TLS: mutual}, Run: "mtls", Name: "w", Parallel: 1,
+			Load: loadNet, Play: fakePlay(time.Millisecond), Log: quiet, OnPublished: func(g Game) {
+				select {
+				case published <- g:
+				default:
+				}
+			}})
+	}()
+	select {
+	case <-published:
+	case err := <-done:
+		t.Fatalf("worker over mutual TLS: %v", err)
+	}
+	wcancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	if _, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: 1, Seen: map[uint64]bool{}, Sync: func() error { return nil },
+		Append: func(Game) error { got++; return nil }}); err != nil || got != 1 {
+		t.Fatalf("ingested %d games over mutual TLS: %v", got, err)
 	}
 }
