@@ -77,7 +77,7 @@ func gemmPacked(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb
 // path two panels of B go to one 6×32 kernel while more than one panel's columns remain. Full tiles
 // are accumulated in place; edge tiles go through t.
 func macro(mb, nb, kb int, pa, pb []float32, t *tile, c []float32, ldc int) {
-	w := wide.Load()
+	w := wide()
 	for jr := 0; jr < nb; {
 		tw := nr // the tile's width
 		if w && nb-jr > nr {
@@ -262,7 +262,7 @@ func GemmPackedB(tA bool, m int, a []float32, lda int, b *PackedB, j0, j1 int, b
 	if m == 0 || w == 0 {
 		return
 	}
-	if !simd.Load() {
+	if !simd() {
 		ta := blas.NoTrans
 		if tA {
 			ta = blas.Trans

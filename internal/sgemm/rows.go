@@ -68,7 +68,7 @@ func GemmRows(a *PackedA, n int, b []float32, off []int, beta float32, c []float
 	if m == 0 || n == 0 {
 		return
 	}
-	if !simd.Load() {
+	if !simd() {
 		t := make([]float32, k*n)
 		for i := 0; i < k; i++ {
 			copy(t[i*n:(i+1)*n], b[off[i]:off[i]+n])
@@ -83,7 +83,7 @@ func GemmRows(a *PackedA, n int, b []float32, off []int, beta float32, c []float
 	buf := bufPool.Get().(*buffers)
 	defer bufPool.Put(buf)
 	mp := (m + mr - 1) / mr * mr
-	w := wide.Load()
+	w := wide()
 	for pc := 0; pc < k; pc += a.kc {
 		kb := min(a.kc, k-pc)
 		ap := a.panels[pc*mp:]
@@ -140,7 +140,7 @@ func GemmOff(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, off []
 	if m == 0 || n == 0 {
 		return
 	}
-	if !simd.Load() {
+	if !simd() {
 		t := make([]float32, br*bc)
 		for i := 0; i < br; i++ {
 			copy(t[i*bc:(i+1)*bc], b[off[i]:off[i]+bc])

@@ -37,14 +37,25 @@ const (
 // when unset or empty) uses the best the CPU has.
 const EnvVar = "YINSH_KERNEL"
 
-// simd reports that a packed path is in use (either SIMD kernel); wide, that 32-column tiles go to
-// the AVX-512 kernels, through wide6x32 and wideRows6x32 (the Go versions for KernelAVX512Go).
+// The kernel in use, by how much of the packed path it takes: none (gonum), the packed path with
+// 6×16 tiles (AVX2), or with 32-column tiles too (AVX-512), whose kernels are wide6x32 and
+// wideRows6x32 (the assembly, or the Go versions for KernelAVX512Go).
+const (
+	modeGonum int32 = iota
+	modeAVX2
+	modeAVX512
+	modeAVX512Go
+)
+
 var (
-	simd, wide   atomic.Bool
-	goWide       atomic.Bool // KernelAVX512Go
+	mode         atomic.Int32
 	wide6x32     = kernel6x32
 	wideRows6x32 = kernelRows6x32
 )
+
+// simd reports that the packed path is in use; wide, that it takes 32-column tiles.
+func simd() bool { return mode.Load() != modeGonum }
+func wide() bool { return mode.Load() >= modeAVX512 }
 
 func init() {
 	name, err := choose(os.Getenv(EnvVar))
@@ -80,15 +91,7 @@ func choose(v string) (string, error) {
 
 // Kernel names the kernel Gemm uses now.
 func Kernel() string {
-	switch {
-	case wide.Load() && goWide.Load():
-		return KernelAVX512Go
-	case wide.Load():
-		return KernelAVX512
-	case simd.Load():
-		return KernelAVX2
-	}
-	return KernelGonum
+	return [...]string{KernelGonum, KernelAVX2, KernelAVX512, KernelAVX512Go}[mode.Load()]
 }
 
 // Available lists the kernels this CPU can run, best first.
@@ -105,27 +108,26 @@ func Available() []string {
 // Use switches the kernel (tests and benchmarks compare the paths in one process). It must not be
 // called while another goroutine is inside Gemm.
 func Use(name string) error {
-	var packed, wide32, goKernels bool
+	var m int32
 	switch {
 	case name == KernelGonum:
+		m = modeGonum
 	case name == KernelAVX2 && hasAVX2FMA:
-		packed = true
+		m = modeAVX2
 	case name == KernelAVX512 && hasAVX512:
-		packed, wide32 = true, true
+		m = modeAVX512
 	case name == KernelAVX512Go && hasAVX2FMA:
-		packed, wide32, goKernels = true, true, true
+		m = modeAVX512Go
 	case name == KernelAVX2 || name == KernelAVX512 || name == KernelAVX512Go:
 		return fmt.Errorf("sgemm: kernel %s is not available on this CPU", name)
 	default:
 		return fmt.Errorf("sgemm: unknown kernel %q (have %v)", name, Available())
 	}
 	wide6x32, wideRows6x32 = kernel6x32, kernelRows6x32
-	if goKernels {
+	if m == modeAVX512Go {
 		wide6x32, wideRows6x32 = goKernel6x32, goKernelRows6x32
 	}
-	simd.Store(packed)
-	wide.Store(wide32)
-	goWide.Store(goKernels)
+	mode.Store(m)
 	return nil
 }
 
@@ -137,7 +139,7 @@ func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 	if m == 0 || n == 0 {
 		return
 	}
-	if !simd.Load() {
+	if !simd() {
 		ta, tb := blas.NoTrans, blas.NoTrans
 		if tA {
 			ta = blas.Trans
