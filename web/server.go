@@ -212,13 +212,11 @@ func (s *Server) routes() {
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API endpoint %s (see docs/http-api.md)", r.URL.Path)
 	})
-	m.Handle("/", staticHandler(func() []byte {
-		b, err := json.Marshal(s.info())
-		if err != nil {
-			return []byte("null") // the page then asks /api/info itself
-		}
-		return b
-	}))
+	info, err := json.Marshal(s.info())
+	if err != nil {
+		info = []byte("null") // the page then asks /api/info itself
+	}
+	m.Handle("/", staticHandler(info))
 }
 
 func contains(xs []string, x string) bool {

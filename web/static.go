@@ -68,8 +68,11 @@ func init() {
 		hash(style), strings.Join(hashes, " "))
 }
 
-// staticHandler serves the page (with info, the /api/info answer, inlined) and the embedded files.
-func staticHandler(info func() []byte) http.Handler {
+// staticHandler serves the page (with info, the /api/info answer, inlined; it is fixed when the
+// server starts) and the embedded files.
+func staticHandler(info []byte) http.Handler {
+	// json.Marshal escapes <, > and &, so the JSON cannot close the data block
+	page := bytes.Join([][]byte{pageHead, info, pageTail}, nil)
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err) // the embed above always holds static/
@@ -83,8 +86,6 @@ func staticHandler(info func() []byte) http.Handler {
 		}
 		w.Header().Set("Cache-Control", "no-cache")
 		if r.URL.Path == "/" || r.URL.Path == "/index.html" {
-			// json.Marshal escapes <, > and &, so the JSON cannot close the data block
-			page := bytes.Join([][]byte{pageHead, info(), pageTail}, nil)
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Content-Length", fmt.Sprint(len(page)))
 			if r.Method == http.MethodGet {
