@@ -17,7 +17,7 @@ import (
 	"testing"
 )
 
-// EmulateEnv makes TestAVX512KernelsEmulated fail, rather than skip, when the emulator is missing
+// emulateEnv makes TestAVX512KernelsEmulated fail, rather than skip, when the emulator is missing
 // (CI installs it: python3 -m pip install bochscpu-python).
 const emulateEnv = "YINSH_EMULATE_AVX512"
 
@@ -72,15 +72,17 @@ const (
 
 // emuCase is one call: the arguments, the arena's contents, where C is, and its float64 reference.
 type emuCase struct {
-	name         string
-	args         []uint64
-	arena        []byte // written at arenaAddr before the call
-	cOff, cLen   int    // C with its guards: byte offset in the arena, floats
-	c0           []float32
-	want, bound  []float64 // the 6×32 tile, row-major
-	ldc, kc      int
-	writtenRange int // floats from the start of C proper that the kernel may write: 5*ldc+32
+	name        string
+	args        []uint64
+	arena       []byte // written at arenaAddr before the call
+	cOff, cLen  int    // C with its guards: byte offset in the arena, floats
+	c0          []float32
+	want, bound []float64 // the 6×32 tile, row-major
+	ldc, kc     int
 }
+
+// written is how many floats from the start of C proper the kernel may write: 6 rows of 32.
+func (c *emuCase) written() int { return 5*c.ldc + 2*nr }
 
 // layout places float32 and int slices in the arena at unaligned offsets.
 type layout struct {
@@ -114,12 +116,11 @@ func randomFloats(rng *rand.Rand, n int) []float32 {
 // withC lays out C (6 rows of 32 used columns, row stride ldc) between guards and computes the
 // reference from B's row p given by rowB.
 func (c *emuCase) withC(l *layout, a []float32, rowB func(p, j int) float32) uint64 {
-	c.writtenRange = 5*c.ldc + 2*nr
-	full := randomFloats(l.rng, guard+c.writtenRange+guard)
+	full := randomFloats(l.rng, guard+c.written()+guard)
 	c.c0 = full
 	c.cLen = len(full)
 	addr := l.put(full)
-	c.cOff = int(addr-arenaAddr) - 0
+	c.cOff = int(addr - arenaAddr)
 	c.want, c.bound = make([]float64, mr*2*nr), make([]float64, mr*2*nr)
 	for i := 0; i < mr; i++ {
 		for j := 0; j < 2*nr; j++ {
@@ -255,7 +256,7 @@ func runEmulated(t *testing.T, python, fn string, cases []emuCase) {
 		}
 		for idx := range got {
 			r, col := (idx-guard)/c.ldc, (idx-guard)%c.ldc
-			inTile := idx >= guard && idx < guard+c.writtenRange && col < 2*nr
+			inTile := idx >= guard && idx < guard+c.written() && col < 2*nr
 			if !inTile {
 				if got[idx] != c.c0[idx] {
 					t.Fatalf("%s %s: wrote outside the tile at float %d of C", fn, c.name, idx-guard)

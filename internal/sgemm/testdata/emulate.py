@@ -122,7 +122,7 @@ def main():
         sess.run([hook])
 
         end = sess.cpu.state
-        if end.rip != sentinel or stats["exception"] is not None and end.rip != sentinel:
+        if end.rip != sentinel:
             exc = stats["exception"]
             where = end.rip - code_gva
             if exc:
