@@ -186,7 +186,7 @@ const analyzeArgs = "[INTERVAL_MS] [sims N] [movetime MS] [top K]"
 // (errNotSearching for players that do not search).
 func (e *Engine) searcherFor() (*searcher, error) {
 	if e.search == nil {
-		s, err := openSearcher(e.spec, e.sims, e.mix, 0, e.nets.load, false)
+		s, err := openSearcher(e.spec, e.set, 0, e.nets.load, false)
 		if err != nil {
 			return nil, err
 		}

@@ -50,48 +50,38 @@ type Options struct {
 	// Player is a player spec as selfplay.ParsePlayer takes it (random, heuristic, rollout:N, a
 	// checkpoint file, reference); empty means DefaultPlayer(Variant).
 	Player string
-	// Sims is the simulations per decision of checkpoint players (selfplay.PlayerOptions.Sims); 0 means
-	// DefaultSims.
-	Sims int
+	// Search is the player's search settings (selfplay.Search), which its decisions and the
+	// analysis (analyze) search with. Sims 0 means DefaultSims; MoveTime bounds every search of
+	// searching players by time (see `set movetime`), Sims then being a cap only if SimsSet.
+	selfplay.Search
 	// Seed seeds the player; the same seed and the same commands give the same answers.
 	Seed uint64
-	// RolloutMix is checkpoint players' leaf value mix λ: (1-λ)·network + λ·random rollout
-	// (selfplay.PlayerOptions.RolloutMix); 0: the network's value alone.
-	RolloutMix float32
 	// Variant is the rules variant of the first game (newgame may change it).
 	Variant env.Variant
-	// MoveTime, when positive, bounds every search of searching players by time (see `set
-	// movetime`); Sims is then a cap only if SimsSet.
-	MoveTime time.Duration
-	SimsSet  bool
 	// AnyVariant lets a checkpoint that records another variant play the game's (by default
 	// set player and newgame refuse it, naming both).
 	AnyVariant bool
-	// Gumbel and LeavesInFlight are checkpoint players' search settings (selfplay.PlayerOptions).
-	Gumbel         bool
-	LeavesInFlight int
 	// Log receives one record per genmove (and per rebuilt player); nil discards.
 	Log *slog.Logger
-	// Load loads checkpoint players' networks: the backend (nil: the pure-Go gonum.Load).
+	// Load loads checkpoint players' networks: the backend (model/gonum's or model/torch's Load).
+	// Required for checkpoint players (the engine links no backend); nil refuses them.
 	Load func(path string) (model.Net, error)
 }
 
 // Engine holds one game and one player and answers protocol commands. It is not safe for concurrent
 // use; one Engine serves one client.
 type Engine struct {
-	spec    string
-	mix     float32
-	sims    int
-	simsSet bool // sims was set explicitly: with a move time it caps the search, else there is no cap
+	spec string
+	// set is the player's search settings: set.Sims the simulations (set.SimsSet: set explicitly,
+	// so that with a move time it caps the search, else there is no cap), set.MoveTime the time
+	// per decision (0: bounded by simulations)
+	set     selfplay.Search
 	seed    uint64
 	variant env.Variant
 	log     *slog.Logger
 
-	movetime time.Duration // per decision (0: bounded by simulations)
-	gumbel   bool
-	leaves   int
-	anyVar   bool
-	clock    gtpClock // GTP time_settings, mapped onto movetime
+	anyVar bool
+	clock  gtpClock // GTP time_settings, mapped onto movetime
 
 	player selfplay.Player
 	closer io.Closer // releases what the player's factory holds
@@ -126,22 +116,22 @@ func New(opts Options) (*Engine, error) {
 	if opts.MoveTime < 0 {
 		return nil, fmt.Errorf("engine: move time must be 0 or positive, got %v", opts.MoveTime)
 	}
-	e := &Engine{log: opts.Log, variant: opts.Variant, movetime: opts.MoveTime, simsSet: opts.SimsSet,
-		gumbel: opts.Gumbel, leaves: opts.LeavesInFlight, anyVar: opts.AnyVariant, nets: netCache{loader: opts.Load}}
+	e := &Engine{log: opts.Log, variant: opts.Variant, anyVar: opts.AnyVariant, nets: netCache{loader: opts.Load}}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
-	e.mix = opts.RolloutMix
-	if err := e.configure(opts.Player, opts.Sims, opts.Seed, opts.Variant); err != nil {
+	if err := e.configure(opts.Player, opts.Search, opts.Seed, opts.Variant); err != nil {
 		return nil, err
 	}
 	e.reset(env.NewState(opts.Variant))
 	return e, nil
 }
 
-// configure builds a player from spec, sims, seed and variant and, if that works, makes them current.
-// On error the engine is unchanged.
-func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) error {
+// configure builds a player from spec, search settings, seed and variant and, if that works, makes
+// them current. On error the engine is unchanged. Every change of a setting goes through here (or
+// through the player's SetMoveTime, which mcts.Tree.SetConfig validates): the settings are checked
+// by the player's search, mcts.Config.Validate, and nowhere else.
+func (e *Engine) configure(spec string, set selfplay.Search, seed uint64, v env.Variant) error {
 	if !e.anyVar && isCheckpointSpec(spec) { // ReadMetadata refuses a named pipe before opening it
 		path, err := nets.Resolve(spec)
 		if err != nil {
@@ -153,9 +143,7 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 			}
 		}
 	}
-	capSims := selfplay.SimsCap(sims, e.simsSet, e.movetime)
-	factory, closer, err := e.openPlayer(spec, selfplay.PlayerOptions{Sims: capSims, Variant: v, RolloutMix: e.mix, MoveTime: e.movetime,
-		Gumbel: e.gumbel, LeavesInFlight: e.leaves})
+	factory, closer, err := e.openPlayer(spec, selfplay.PlayerOptions{Search: set, Variant: v})
 	if err != nil {
 		return err
 	}
@@ -169,8 +157,9 @@ func (e *Engine) configure(spec string, sims int, seed uint64, v env.Variant) er
 	}
 	e.dropSearcher()
 	e.nets.flush() // networks no player or searcher uses any more
-	e.spec, e.sims, e.seed, e.variant, e.player, e.closer = spec, sims, seed, v, p, closer
-	e.log.Debug("player", "spec", spec, "name", p.Name(), "sims", sims, "seed", seed, "variant", v.String())
+	e.spec, e.set, e.seed, e.variant, e.player, e.closer = spec, set, seed, v, p, closer
+	e.log.Debug("player", "spec", spec, "name", p.Name(), "sims", set.Sims, "movetime", set.MoveTime, "gumbel", set.Gumbel,
+		"seed", seed, "variant", v.String())
 	return nil
 }
 
@@ -465,7 +454,7 @@ func (e *Engine) cmdNewgame(args []string) (string, error) {
 		}
 	}
 	if v != e.variant {
-		if err := e.configure(e.spec, e.sims, e.seed, v); err != nil {
+		if err := e.configure(e.spec, e.set, e.seed, v); err != nil {
 			return "", err
 		}
 	}
@@ -635,26 +624,22 @@ func (e *Engine) checkColor(cmd string, c env.Color) error {
 func (e *Engine) cmdSet(args []string) (string, error) {
 	switch {
 	case len(args) == 0:
-		return fmt.Sprintf("player %s\nsims %d\nseed %d\nvariant %s\nmovetime %d", e.spec, e.sims, e.seed, e.variant, e.movetime.Milliseconds()), nil
+		return fmt.Sprintf("player %s\nsims %d\nseed %d\nvariant %s\nmovetime %d", e.spec, e.set.Sims, e.seed, e.variant, e.set.MoveTime.Milliseconds()), nil
 	case len(args) != 2:
 		return "", errors.New("usage: set [player SPEC|sims N|seed N|movetime MS]")
 	}
 	key, val := strings.ToLower(args[0]), args[1]
 	switch key {
 	case "player":
-		return "", e.configure(val, e.sims, e.seed, e.variant)
+		return "", e.configure(val, e.set, e.seed, e.variant)
 	case "sims":
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 1 || n > 100_000_000 {
 			return "", fmt.Errorf("set sims: want an integer in [1, 100000000], got %q", val)
 		}
-		old := e.simsSet
-		e.simsSet = true
-		if err := e.configure(e.spec, n, e.seed, e.variant); err != nil {
-			e.simsSet = old
-			return "", err
-		}
-		return "", nil
+		set := e.set
+		set.Sims, set.SimsSet = n, true
+		return "", e.configure(e.spec, set, e.seed, e.variant)
 	case "movetime":
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 || n > 3_600_000 {
@@ -667,28 +652,32 @@ func (e *Engine) cmdSet(args []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("set seed: want an unsigned 64-bit integer, got %q", val)
 		}
-		return "", e.configure(e.spec, e.sims, n, e.variant)
+		return "", e.configure(e.spec, e.set, n, e.variant)
 	}
 	return "", fmt.Errorf("set: unknown setting %q (want player, sims, seed or movetime)", args[0])
 }
 
 // setMoveTime makes d the time per decision (0: bounded by simulations). A player that can change
 // its move time in place (selfplay.SearchPlayer) keeps its tree; otherwise, and when the cap on
-// simulations changes with it, the player is rebuilt.
+// simulations changes with it, the player is rebuilt. Either way the player's search validates the
+// new settings (a timed Gumbel search is mcts.Config.Validate's to accept or refuse); on error the
+// engine keeps its old move time.
 func (e *Engine) setMoveTime(d time.Duration) error {
-	if d == e.movetime {
+	old := e.set.MoveTime
+	if d == old {
 		return nil
 	}
-	old := e.movetime
-	e.movetime = d
 	if mt, ok := e.player.(interface{ SetMoveTime(time.Duration) error }); ok && (old > 0) == (d > 0) {
-		return mt.SetMoveTime(d)
+		if err := mt.SetMoveTime(d); err != nil {
+			return err
+		}
+		e.set.MoveTime = d
+		e.dropSearcher() // the analysis searches as the player does: with its move time
+		return nil
 	}
-	if err := e.configure(e.spec, e.sims, e.seed, e.variant); err != nil {
-		e.movetime = old
-		return err
-	}
-	return nil
+	set := e.set
+	set.MoveTime = d
+	return e.configure(e.spec, set, e.seed, e.variant)
 }
 
 // gtpClock is a GTP time control (time_settings): main time, then byo-yomi periods of Byo for

@@ -207,7 +207,7 @@ func TestRunJSONPlayers(t *testing.T) {
 		in.WriteString("\n")
 	}
 	for _, player := range []string{ck, "heuristic"} {
-		byID, nulls := jsonAnswers(t, in.String(), JSONOptions{Player: player, Parallel: 4, Variant: env.Blitz})
+		byID, nulls := jsonAnswers(t, in.String(), JSONOptions{Player: player, Parallel: 4, Variant: env.Blitz, Load: loadGonum})
 		if len(byID) != 8 || len(nulls) != 0 {
 			t.Fatalf("%s: %d answers, errors %v", player, len(byID), nulls)
 		}

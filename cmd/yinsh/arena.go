@@ -80,20 +80,15 @@ side's mean and maximum time per move.`,
 				return fmt.Errorf("--a and --b are required")
 			case opts.Games < 1:
 				return fmt.Errorf("--games must be at least 1, got %d", opts.Games)
-			case opts.Sims < 1:
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
-			case opts.Leaves < 1 || opts.Leaves > 4096:
-				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
 			case opts.Parallel < 1:
 				return fmt.Errorf("--parallel must be at least 1, got %d", opts.Parallel)
 			case opts.OpeningPlies < 0 || opts.OpeningPlies > selfplay.MaxOpeningPlies:
 				return fmt.Errorf("--opening-plies must be in [0, %d] (ring placements), got %d", selfplay.MaxOpeningPlies, opts.OpeningPlies)
-			case movetime < 0:
-				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
-			case movetime > 0 && opts.Gumbel:
-				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
 			case !(opts.SPRTElo1 > opts.SPRTElo0):
 				return fmt.Errorf("--sprt-elo1 (%g) must be above --sprt-elo0 (%g)", opts.SPRTElo1, opts.SPRTElo0)
+			}
+			if err := checkSearchFlags(opts.RolloutMix, opts.Sims, movetime, opts.Leaves); err != nil {
+				return err
 			}
 			opts.MoveTime = time.Duration(movetime) * time.Millisecond
 			opts.SimsSet = cmd.Flags().Changed("sims")
@@ -174,9 +169,9 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	if !(opts.RolloutMix >= 0 && opts.RolloutMix <= 1) {
 		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.RolloutMix)
 	}
-	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
-	popts := selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
-		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime, EngineTimeout: opts.EngineTimeout}
+	set := selfplay.Search{Sims: opts.Sims, SimsSet: opts.SimsSet, MoveTime: opts.MoveTime, Gumbel: opts.Gumbel,
+		LeavesInFlight: opts.Leaves, RolloutMix: float32(opts.RolloutMix)}
+	popts := selfplay.PlayerOptions{Search: set, Variant: opts.Variant, Parallel: opts.Parallel, EngineTimeout: opts.EngineTimeout}
 	var err error
 	if popts.Load, err = opts.loader(); err != nil {
 		return err

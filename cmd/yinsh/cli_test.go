@@ -253,7 +253,7 @@ func TestPlayFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--player", "random", "--gumbel", "--movetime", "100"}, "--gumbel"},
+		{[]string{"--player", "random", "--movetime", "-1"}, "--movetime"},
 		{[]string{"--player", "random", "--leaves-in-flight", "0"}, "--leaves-in-flight"},
 		{[]string{"--player", "random", "--variant", "blits"}, `--variant "blits"`},
 	} {

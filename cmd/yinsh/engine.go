@@ -10,6 +10,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // EngineOptions configures `yinsh engine`.
@@ -51,20 +52,8 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !(opts.Mix >= 0 && opts.Mix <= 1) {
-				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
-			}
-			if opts.Leaves < 1 || opts.Leaves > 4096 {
-				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
-			}
-			if opts.Gumbel && movetime > 0 {
-				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
-			}
-			if opts.Sims < 1 {
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
-			}
-			if movetime < 0 {
-				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
+			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Leaves); err != nil {
+				return err
 			}
 			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
 			var level slog.Level
@@ -105,11 +94,10 @@ func engineRun(opts *EngineOptions) error {
 	if err != nil {
 		return err
 	}
-	e, err := engine.New(engine.Options{Load: load,
-		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
-		Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves, AnyVariant: opts.AnyVariant,
-		MoveTime: opts.MoveTime, SimsSet: opts.SimsSet,
-	})
+	set := selfplay.Search{Sims: opts.Sims, SimsSet: opts.SimsSet, MoveTime: opts.MoveTime, Gumbel: opts.Gumbel,
+		LeavesInFlight: opts.Leaves, RolloutMix: float32(opts.Mix)}
+	e, err := engine.New(engine.Options{Load: load, Player: opts.Player, Search: set, Seed: opts.Seed, Variant: opts.Variant,
+		Log: opts.Log, AnyVariant: opts.AnyVariant})
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ An existing FILE is kept unless --force.`,
 			case opts.Player == "":
 				opts.Player = nets.DefaultPlayer(v) // the reference network (standard), else heuristic
 			}
-			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
+			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Leaves); err != nil {
 				return err
 			}
 			if err := checkVariant("", opts.Player, v, opts.AnyVariant); err != nil {
@@ -153,7 +153,6 @@ func tokenLine(acts []env.Action) string {
 }
 
 func playRun(opts *PlayOptions) error {
-	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
 	leaves := opts.Leaves
 	if leaves == 0 {
 		leaves = mcts.DefaultConfig().LeavesInFlight
@@ -162,8 +161,9 @@ func playRun(opts *PlayOptions) error {
 	if err != nil {
 		return err
 	}
-	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix),
-		MoveTime: opts.MoveTime, Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1, Load: load})
+	set := selfplay.Search{Sims: opts.Sims, SimsSet: opts.SimsSet, MoveTime: opts.MoveTime, Gumbel: opts.Gumbel,
+		LeavesInFlight: leaves, RolloutMix: float32(opts.Mix)}
+	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Search: set, Variant: opts.Variant, Parallel: 1, Load: load})
 	if err != nil {
 		return err
 	}
@@ -374,9 +374,12 @@ func phaseHint(s *env.State) string {
 	return ""
 }
 
-// checkSearchFlags checks the search flags play and serve share: --rollout-mix, --sims, --movetime
-// (milliseconds, 0 none), --gumbel and --leaves-in-flight.
-func checkSearchFlags(mix float64, sims, movetime int, gumbel bool, leaves int) error {
+// checkSearchFlags checks the ranges of the search flags play, arena, engine, analyze and serve
+// share, naming the flag: --rollout-mix, --sims, --movetime (milliseconds, 0 none) and
+// --leaves-in-flight. Whether the settings go together (--gumbel with --movetime among them) is
+// not decided here: selfplay.Search.Validate, that is mcts.Config.Validate, decides it when a
+// checkpoint player is built (and the engine's set movetime and time_settings go through it too).
+func checkSearchFlags(mix float64, sims, movetime, leaves int) error {
 	if !(mix >= 0 && mix <= 1) {
 		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", mix)
 	}
@@ -385,9 +388,6 @@ func checkSearchFlags(mix float64, sims, movetime int, gumbel bool, leaves int) 
 	}
 	if movetime < 0 {
 		return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
-	}
-	if movetime > 0 && gumbel {
-		return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
 	}
 	if leaves < 1 || leaves > 4096 {
 		return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", leaves)

@@ -72,7 +72,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if !web.IsLoopback(opts.Addr) && !opts.AllowRemote {
 				return fmt.Errorf("--addr %s is not a loopback address: the server has no authentication; pass --allow-remote to serve it anyway", opts.Addr)
 			}
-			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
+			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Leaves); err != nil {
 				return err
 			}
 			if opts.Searches < 1 || opts.Searches > 256 {
@@ -139,12 +139,12 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if leaves == 0 {
 		leaves = mcts.DefaultConfig().LeavesInFlight
 	}
-	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
+	set := selfplay.Search{Sims: opts.Sims, SimsSet: opts.SimsSet, MoveTime: opts.MoveTime, Gumbel: opts.Gumbel,
+		LeavesInFlight: leaves, RolloutMix: float32(opts.Mix)}
 	srv, err := web.New(web.Options{
-		Player: opts.Player,
-		Players: selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix), MoveTime: opts.MoveTime,
-			Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1, Load: load},
-		Seed: opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
+		Player:  opts.Player,
+		Players: selfplay.PlayerOptions{Search: set, Variant: opts.Variant, Parallel: 1, Load: load},
+		Seed:    opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
 		Logger: opts.Log, LoopbackHosts: web.IsLoopback(opts.Addr),
 	})
 	if err != nil {
