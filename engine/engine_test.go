@@ -547,8 +547,9 @@ func TestReadAnswer(t *testing.T) {
 // TestSearchingPlayer checks eval and genmove_info with a player that searches and has a value
 // (rollout:N), through the same ParsePlayer path as every other player.
 func TestSearchingPlayer(t *testing.T) {
+	// rollout players are always built in: a failure here is a regression, never a reason to skip
 	if _, err := selfplay.ParsePlayer("rollout:40", selfplay.PlayerOptions{Search: selfplay.Search{Sims: DefaultSims}}); err != nil {
-		t.Skipf("rollout players are not in this build: %v", err)
+		t.Fatalf("rollout:40: %v", err)
 	}
 	var logs bytes.Buffer
 	e := newEngine(t, Options{Player: "rollout:40", Seed: 2, Variant: env.Blitz, Log: slog.New(slog.NewTextHandler(&logs, nil))})

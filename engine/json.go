@@ -67,6 +67,10 @@ type JSONOptions struct {
 	Load func(path string) (model.Net, error)
 }
 
+// testHookJSONSearch, when set (by tests, before RunJSON starts), is called by a worker as it starts
+// a search.
+var testHookJSONSearch func()
+
 // DefaultJSONParallel is the number of requests RunJSON searches at once when JSONOptions.Parallel
 // is 0.
 const DefaultJSONParallel = 8
@@ -388,6 +392,9 @@ func (wk *jsonWorker) answer(j jsonJob) error {
 		b = wk.srch.ownBudget()
 	}
 	wk.tree.Reset(j.state)
+	if testHookJSONSearch != nil {
+		testHookJSONSearch()
+	}
 	res, sims, err := searchMore(wk.tree, wk.rng, wk.srch.cfg, b, JSONMaxTreeBytes, func() bool { return wk.ctx.Err() != nil }, nil)
 	if wk.ctx.Err() != nil {
 		return nil // stopped: RunJSON returns ctx's error

@@ -230,15 +230,18 @@ func TestRunJSONCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- RunJSON(ctx, r, io.Discard, JSONOptions{Player: "rollout:5", Parallel: 1}) }()
+	searching := make(chan struct{})
+	testHookJSONSearch = func() { close(searching) }
+	defer func() { testHookJSONSearch = nil }()
 	io.WriteString(w, `{"id":1,"movetime":60000}`+"\n")
-	time.Sleep(100 * time.Millisecond)
+	<-searching // the long search runs
 	cancel()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("RunJSON after cancel: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang guard, not a timing check: it returns within a chunk
 		t.Fatal("RunJSON did not return after its context ended")
 	}
 }
