@@ -1,8 +1,10 @@
 package mcts
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/yinsh-zero/yinsh/env"
 )
@@ -24,7 +26,10 @@ type Result struct {
 	// Policy is the training target over the flat action space ([env.NumActions], zero on illegal
 	// actions): the root visit distribution (PUCT) or the improved policy (Gumbel).
 	Policy []float32
-	// Children holds every legal root action, in action-id order.
+	// Children holds every legal root action, in the order of the root's children: increasing action
+	// id, except with Config.ShuffleChildren, when it is the random order the root was given on
+	// expansion (by this search or, with tree reuse, an earlier one), the order in which ties are
+	// broken. SortedChildren returns them in action-id order whatever the configuration.
 	Children []ChildStats
 	// Value is the root's mean value for the player to act (win - loss); WDL its win, draw and loss.
 	Value float32
@@ -42,6 +47,13 @@ type Result struct {
 	Collisions int
 	// TimeUp is set when Config.MoveTime stopped the search before its simulation budget.
 	TimeUp bool
+}
+
+// SortedChildren returns a copy of Children in increasing action id.
+func (r *Result) SortedChildren() []ChildStats {
+	cs := slices.Clone(r.Children)
+	slices.SortFunc(cs, func(a, b ChildStats) int { return cmp.Compare(a.Action, b.Action) })
+	return cs
 }
 
 // fillResult summarises the root.

@@ -3,6 +3,7 @@ package mcts
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
@@ -123,5 +124,45 @@ func TestGumbelTemperatureSamplesTheImprovedPolicy(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Fatalf("temperature 1 chose the same action in 20 searches")
+	}
+}
+
+// Result.Children follows the root's child order: action-id order without ShuffleChildren, the
+// shuffled order with it; SortedChildren is action-id order in both cases.
+func TestChildrenOrder(t *testing.T) {
+	s := midgame(t, 8, 10)
+	for _, shuffle := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.Simulations, cfg.ShuffleChildren = 50, shuffle
+		tr := newTree(t, cfg, Uniform{})
+		tr.Reset(s)
+		res, err := tr.Search(seeded(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := tr.a.nodes[rootIndex]
+		for i, e := range tr.a.edges[root.edges : root.edges+int32(root.numEdges)] {
+			if res.Children[i].Action != env.Action(e.action) {
+				t.Fatalf("shuffle=%v: child %d is %s, the root's edge %d is %s", shuffle, i, res.Children[i].Action, i, env.Action(e.action))
+			}
+		}
+		byID := func(cs []ChildStats) bool {
+			return slices.IsSortedFunc(cs, func(a, b ChildStats) int { return int(a.Action) - int(b.Action) })
+		}
+		if got := byID(res.Children); got == shuffle {
+			t.Errorf("shuffle=%v: Children in action-id order %v", shuffle, got)
+		}
+		sorted := res.SortedChildren()
+		if !byID(sorted) || len(sorted) != len(res.Children) {
+			t.Fatalf("shuffle=%v: SortedChildren not in action-id order", shuffle)
+		}
+		for _, c := range res.Children {
+			if i, ok := slices.BinarySearchFunc(sorted, c.Action, func(x ChildStats, a env.Action) int { return int(x.Action) - int(a) }); !ok || sorted[i] != c {
+				t.Fatalf("shuffle=%v: SortedChildren lost or changed %s", shuffle, c.Action)
+			}
+		}
+		if !shuffle && !slices.Equal(sorted, res.Children) {
+			t.Fatal("without shuffling SortedChildren differs from Children")
+		}
 	}
 }
