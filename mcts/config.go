@@ -36,7 +36,8 @@ type Config struct {
 	VirtualLoss float64
 	// Temperature is for choosing the action: 0 takes the most visited (Gumbel: the sequential-
 	// halving winner), T > 0 samples proportionally to visits^(1/T) (Gumbel: to the improved
-	// policy^(1/T), the training target).
+	// policy^(1/T), the training target, restricted to the actions with visits: the improved policy
+	// of an unvisited action rests on its completed value, a guess, and is never sampled).
 	Temperature float64
 
 	// Gumbel selects Gumbel AlphaZero (Danihelka et al. 2022, mctx gumbel_muzero_policy): Gumbel-top-k

@@ -62,7 +62,8 @@ func TestGoldenSearches(t *testing.T) {
 		{"gumbel", func(c *Config) { c.Gumbel = true }, "738ea1cb2cb5e2733217c681"},
 		{"gumbel-seq-8", func(c *Config) { c.Gumbel, c.LeavesInFlight, c.GumbelConsidered = true, 1, 8 }, "95ad56b1d2f5a683780eb864"},
 		{"gumbel-deterministic", func(c *Config) { c.Gumbel, c.GumbelScale = true, 0 }, "f7fb78d6d435ba662f0c4509"},
-		{"gumbel-temperature", func(c *Config) { c.Gumbel, c.Temperature = true, 1 }, "0e8508c9f3933e18df46a0fd"},
+		// changed on purpose: the temperature samples among visited actions only (was 0e8508c9f3933e18df46a0fd)
+		{"gumbel-temperature", func(c *Config) { c.Gumbel, c.Temperature = true, 1 }, "c6096e728defceddd3cc1fc6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()

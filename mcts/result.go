@@ -84,13 +84,21 @@ func (t *Tree) fillResult(res *Result, rng *rand.Rand) {
 			res.Children[i].Policy = improved[i]
 		}
 		if t.cfg.Temperature > 0 {
-			best := 0
+			// sample among the visited actions only: π′ of an unvisited one rests on its completed
+			// (guessed) value, not on search
+			w := func(i int) float64 {
+				if res.Children[i].Visits == 0 {
+					return 0
+				}
+				return float64(improved[i])
+			}
+			best := act // visited: the halving winner is among the most visited
 			for i := range improved {
-				if improved[i] > improved[best] {
+				if w(i) > w(best) {
 					best = i
 				}
 			}
-			act = samplePower(len(improved), func(i int) float64 { return float64(improved[i]) }, best, t.cfg.Temperature, rng)
+			act = samplePower(len(improved), w, best, t.cfg.Temperature, rng)
 		}
 		res.Action = res.Children[act].Action
 	} else {

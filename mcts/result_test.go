@@ -166,3 +166,32 @@ func TestChildrenOrder(t *testing.T) {
 		}
 	}
 }
+
+// A Gumbel search with a temperature samples only among the actions it visited: the improved
+// policy gives every legal action some mass, but an unvisited action's share rests on the guessed
+// (completed) value, not on search. With 4 simulations for about 50 legal actions most of π′'s mass
+// is on unvisited actions, so sampling from all of π′ plays one of them most of the time.
+func TestGumbelTemperatureSamplesVisitedActions(t *testing.T) {
+	s := midgame(t, 7, 6)
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.Gumbel, cfg.Temperature, cfg.LeavesInFlight = 4, true, 1, 1
+	seen := map[env.Action]bool{}
+	for seed := uint64(1); seed <= 60; seed++ {
+		tr := newTree(t, cfg, Rollout{Playouts: 1, Seed: 3})
+		tr.Reset(s)
+		res, err := tr.Search(seeded(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Children) < 20 {
+			t.Fatalf("%d legal actions, want a position with many", len(res.Children))
+		}
+		if c := child(res, res.Action); c.Visits == 0 {
+			t.Fatalf("seed %d: played %s, which the search never visited (π′ %.4f)", seed, res.Action, c.Policy)
+		}
+		seen[res.Action] = true
+	}
+	if len(seen) < 2 {
+		t.Fatal("temperature 1 always played the same action")
+	}
+}
