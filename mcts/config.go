@@ -15,9 +15,15 @@ type Config struct {
 	// simulation batch that starts after MoveTime has passed since Search began (so it overruns by at
 	// most one batch of LeavesInFlight simulations), or at Simulations, whichever comes first. At
 	// least one batch runs. A timed search is not reproducible; self-play and training stay bounded
-	// by simulations (leave MoveTime 0), time controls are for play and evaluation. A Gumbel search
-	// plans its sequential halving for Simulations and, stopped early, chooses among the actions it
-	// still considers.
+	// by simulations (leave MoveTime 0), time controls are for play and evaluation. A timed Gumbel
+	// search halves on time as well as on simulations: each of the ceil(log2 m) phases of its
+	// sequential halving (m = GumbelConsidered, or fewer legal actions) ends at the latest, at the
+	// end of a round of visits, once its share MoveTime/ceil(log2 m) of the time has passed. Its
+	// schedule is so sized for the simulations the time allows, however large Simulations is (a
+	// purely timed search passes a huge cap), and takes constant memory; where the time does not
+	// bind, it is the untimed search exactly. Stopped by the clock during its last phase, it plays
+	// the better of its two finalists; stopped earlier (when one round of visits takes longer than
+	// a phase's share), the best of the actions it still considers.
 	MoveTime time.Duration
 	// CPUCT is the PUCT exploration constant: score = Q + CPUCT·P·sqrt(ΣN)/(1+N), Q in [-1, 1].
 	CPUCT float64

@@ -30,6 +30,8 @@ type Tree struct {
 	gumbel     gumbelRoot
 	scratch    []float32
 	scratch2   []float32
+
+	now func() time.Time // the clock of timed searches (nil: time.Now); tests set a fake one
 }
 
 // leaf is a simulation waiting for its evaluation.
@@ -57,6 +59,14 @@ func NewTree(cfg Config, ev Evaluator) (*Tree, error) {
 	t.reqs = make([]Request, 0, cfg.LeavesInFlight)
 	t.outs = make([]Evaluation, 0, cfg.LeavesInFlight)
 	return t, nil
+}
+
+// clock returns the current time from the tree's clock.
+func (t *Tree) clock() time.Time {
+	if t.now != nil {
+		return t.now()
+	}
+	return time.Now()
 }
 
 // Config returns the tree's configuration.
@@ -139,9 +149,10 @@ func (t *Tree) Search(rng *rand.Rand) (*Result, error) {
 		return nil, errors.New("mcts: search: the root state is terminal")
 	}
 	cfg := &t.cfg
-	var deadline time.Time
+	var start, deadline time.Time
 	if cfg.MoveTime > 0 {
-		deadline = time.Now().Add(cfg.MoveTime)
+		start = t.clock()
+		deadline = start.Add(cfg.MoveTime)
 	}
 	t.rng = rng
 	defer func() { t.rng = nil }()
@@ -165,7 +176,7 @@ func (t *Tree) Search(rng *rand.Rand) (*Result, error) {
 		t.addNoise(rng)
 	}
 	if cfg.Gumbel {
-		t.startGumbel(rng, budget)
+		t.startGumbel(rng, budget, start, deadline)
 	}
 	res := &Result{Full: full}
 	err := t.run(budget, deadline, res)
@@ -193,7 +204,7 @@ func (t *Tree) run(budget int, deadline time.Time, res *Result) error {
 	sims := 0
 	t.started = 0
 	for sims < budget {
-		if sims > 0 && !deadline.IsZero() && !time.Now().Before(deadline) {
+		if sims > 0 && !deadline.IsZero() && !t.clock().Before(deadline) {
 			res.TimeUp = true
 			break
 		}
