@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 )
 
 // Shard file layout, version 1 (little-endian):
@@ -31,30 +32,30 @@ import (
 //	end     byte 'E', uint32 record count, uint32 CRC-32C of those 5 bytes; nothing may follow
 //
 // A finished shard is named shard-NNNNNN.yz (six or more digits). Shards are written under a temporary
-// name (shard-NNNNNN.yz.*.tmp) and renamed into place after the end marker is written and synced, so a
-// file with the final name is always complete; readers ignore every other name. The end marker also
+// name of package atomicfile's scheme (.shard-NNNNNN.yz.tmp-RANDOM; earlier builds wrote
+// shard-NNNNNN.yz.RANDOM.tmp, which is still recognised and recovered) and renamed into place after the
+// end marker is written and synced, so a file with the final name is always complete; readers ignore
+// every other name. The end marker also
 // makes a shard cut at a frame boundary detectable.
 //
 // Compression: github.com/klauspost/compress/zstd, one frame per record so that a damaged record is
 // located exactly and a reader needs no state across records. Against stdlib gzip on the same records
 // zstd is smaller and several times faster to decode (see BenchmarkCompress).
 const (
-	shardMagic       = "YZSHARD\x00"
-	shardVersion     = 1
-	compressionZstd  = 1
-	headerSize       = 16
-	frameHeaderSize  = 13
-	endSize          = 9
-	maxPayloadBytes  = 64 << 20 // compressed bytes of one record frame
-	maxDecodedBytes  = 64 << 20 // decoded bytes of one record
-	defaultPerShard  = 1000
-	shardNameFormat  = "shard-%06d.yz"
-	tempPatternShard = "shard-%06d.yz.*.tmp"
+	shardMagic      = "YZSHARD\x00"
+	shardVersion    = 1
+	compressionZstd = 1
+	headerSize      = 16
+	frameHeaderSize = 13
+	endSize         = 9
+	maxPayloadBytes = 64 << 20 // compressed bytes of one record frame
+	maxDecodedBytes = 64 << 20 // decoded bytes of one record
+	defaultPerShard = 1000
+	shardNameFormat = "shard-%06d.yz"
 )
 
 var (
 	shardName  = regexp.MustCompile(`^shard-([0-9]{6,9})\.yz$`)
-	tempName   = regexp.MustCompile(`^shard-[0-9]{6,9}\.yz\..*\.tmp$`)
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 )
 
@@ -480,7 +481,7 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 	if len(nums) > 0 {
 		w.next = nums[len(nums)-1] + 1
 	}
-	temps, err := tempShards(dir)
+	temps, err := TempShards(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -498,14 +499,23 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 	return w, nil
 }
 
-func tempShards(dir string) ([]string, error) {
+// IsTempShard reports whether name (a base name) is a shard being written, or left by a writer that
+// was killed: a temporary file (package atomicfile's scheme or an earlier one) for a shard name.
+func IsTempShard(name string) bool {
+	t, ok := atomicfile.Target(name)
+	return ok && shardName.MatchString(t)
+}
+
+// TempShards returns the temporary shards of dir (see IsTempShard): those of a writer at work, or
+// left by one that was killed (a Writer with Recover turns them into finished shards).
+func TempShards(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	var out []string
 	for _, e := range ents {
-		if tempName.MatchString(e.Name()) && e.Type().IsRegular() {
+		if IsTempShard(e.Name()) && e.Type().IsRegular() {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
@@ -595,7 +605,7 @@ func (w *Writer) Append(r *Record) error {
 		return w.err
 	}
 	if w.f == nil {
-		f, err := os.CreateTemp(w.dir, fmt.Sprintf(tempPatternShard, w.next))
+		f, err := atomicfile.CreateTemp(w.dir, fmt.Sprintf(shardNameFormat, w.next))
 		if err != nil {
 			return fmt.Errorf("datasets: %w", err)
 		}
@@ -671,7 +681,7 @@ func (w *Writer) install(tmp string) (string, error) {
 	if err := os.Rename(tmp, final); err != nil {
 		return "", fmt.Errorf("datasets: finalise %s: %w", tmp, err)
 	}
-	syncDir(w.dir)
+	atomicfile.SyncDir(w.dir)
 	w.next++
 	w.finished = append(w.finished, final)
 	return final, nil
@@ -710,73 +720,4 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	return w.finishLocked()
-}
-
-// syncDir makes a rename in dir durable (best effort: not every system can sync a directory).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// AtomicFile is a new file written under a temporary name in the target's directory and renamed into
-// place by Commit, so that the target is either absent, unchanged, or complete.
-type AtomicFile struct {
-	*os.File
-	path      string
-	overwrite bool
-	done      bool
-}
-
-// CreateAtomic starts writing path. Unless overwrite is set, an existing path is an error wrapping
-// fs.ErrExist (checked now and again at Commit).
-func CreateAtomic(path string, overwrite bool) (*AtomicFile, error) {
-	if !overwrite {
-		if _, err := os.Lstat(path); err == nil {
-			return nil, fmt.Errorf("%s: %w", path, fs.ErrExist)
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	return &AtomicFile{File: f, path: path, overwrite: overwrite}, nil
-}
-
-// Commit syncs and closes the file and renames it into place.
-func (f *AtomicFile) Commit() error {
-	if f.done {
-		return errors.New("datasets: atomic file already committed or aborted")
-	}
-	f.done = true
-	tmp := f.Name()
-	err := f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && !f.overwrite {
-		if _, serr := os.Lstat(f.path); serr == nil {
-			err = fmt.Errorf("%s: %w", f.path, fs.ErrExist)
-		}
-	}
-	if err == nil {
-		err = os.Rename(tmp, f.path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	syncDir(filepath.Dir(f.path))
-	return nil
-}
-
-// Abort closes and removes the temporary file; the target is untouched. It is a no-op after Commit.
-func (f *AtomicFile) Abort() {
-	if f.done {
-		return
-	}
-	f.done = true
-	f.Close()
-	os.Remove(f.Name())
 }

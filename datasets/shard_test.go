@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -208,6 +209,44 @@ func TestCorruptShardReported(t *testing.T) {
 	}
 }
 
+// TestTempShardName: a shard in progress has a temporary name of package atomicfile's scheme for its
+// shard name, TempShards lists it, and a writer started after a kill (the first is never closed)
+// recovers its games.
+func TestTempShardName(t *testing.T) {
+	dir := t.TempDir()
+	recs := testRecords(2, 9)
+	w, err := NewWriter(dir, WriterOptions{GamesPerShard: 10, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	temps, err := TempShards(dir)
+	if err != nil || len(temps) != 1 {
+		t.Fatalf("temporary shards %v, %v", temps, err)
+	}
+	name := filepath.Base(temps[0])
+	if !strings.HasPrefix(name, ".shard-000000.yz.tmp-") || !atomicfile.IsTemp(name) || !IsTempShard(name) {
+		t.Fatalf("temporary shard named %q", name)
+	}
+	w2, err := NewWriter(dir, WriterOptions{Logger: quiet, Recover: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if got, err := ReadDir(dir); err != nil || !reflect.DeepEqual(got, recs) {
+		t.Fatalf("recovered %d records, %v", len(got), err)
+	}
+	for _, n := range []string{"shard-000000.yz", ".x.ckpt.tmp-1", ".shard-7.yz.tmp-1", "shard-000000.yz.tmp"} {
+		if IsTempShard(n) {
+			t.Errorf("IsTempShard(%q)", n)
+		}
+	}
+}
+
 func TestRecoverTemporaryShard(t *testing.T) {
 	dir := t.TempDir()
 	recs := testRecords(5, 8)
@@ -253,7 +292,7 @@ func TestRecoverTemporaryShard(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("recovered %d records, want %d", len(got), len(want))
 	}
-	if temps, _ := tempShards(dir); len(temps) != 0 {
+	if temps, _ := TempShards(dir); len(temps) != 0 {
 		t.Fatalf("temps left: %v", temps)
 	}
 	if shards, _ := ListShards(dir); len(shards) != 3 || filepath.Base(shards[2]) != "shard-000002.yz" {
@@ -360,7 +399,7 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 		if run < kills && stderr.Len() > 0 {
 			t.Fatalf("run %d: %s", run, stderr.String())
 		}
-		temps, _ := tempShards(dir)
+		temps, _ := TempShards(dir)
 		inTemp := 0
 		for _, tmp := range temps {
 			b, _ := os.ReadFile(tmp)
@@ -409,50 +448,11 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("acknowledged game %d lost (%d acknowledged, %d stored)", id, len(acked), len(recs))
 		}
 	}
-	if temps, _ := tempShards(dir); len(temps) != 0 {
+	if temps, _ := TempShards(dir); len(temps) != 0 {
 		t.Fatalf("temporary shards left after a clean run: %v", temps)
 	}
 	if len(acked) < 10 {
 		t.Fatalf("only %d games acknowledged over %d runs: the test exercised too little", len(acked), kills+1)
-	}
-}
-
-func TestAtomicFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.bin")
-	f, err := CreateAtomic(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("one")
-	if _, err := os.Stat(path); err == nil {
-		t.Fatal("target visible before Commit")
-	}
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := CreateAtomic(path, false); err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Fatalf("existing target: %v", err)
-	}
-	f, err = CreateAtomic(path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("two")
-	f.Abort()
-	if b, _ := os.ReadFile(path); string(b) != "one" {
-		t.Fatalf("aborted write changed the target: %q", b)
-	}
-	f, _ = CreateAtomic(path, true)
-	f.WriteString("three")
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "three" {
-		t.Fatalf("target %q", b)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Fatalf("temporary files left: %v", ents)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 )
 
 // Checkpoint file format (backend-neutral; model/gonum and model/torch read and write the same files).
@@ -780,13 +780,13 @@ func readHeader(r io.Reader, size int64) (HeaderInfo, error) {
 	return HeaderInfo{Meta: meta, Version: e.version, SHA256: e.sum, Tensors: len(h.names)}, nil
 }
 
-// WriteCheckpoint validates c and writes it to path atomically (see WriteFileAtomic).
+// WriteCheckpoint validates c and writes it to path atomically (see internal/atomicfile).
 func WriteCheckpoint(path string, c *Checkpoint) error {
 	b, err := EncodeCheckpoint(c)
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, b)
+	return writeFile(path, b)
 }
 
 // ReadCheckpoint reads and checks a checkpoint or inference file. Errors name the file and say what
@@ -810,39 +810,17 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same directory: write, fsync,
-// close, rename over path, fsync the directory. On any error path is left as it was.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+// WriteFileAtomic writes data to path atomically (internal/atomicfile.WriteFile: a temporary file in
+// the same directory, fsync, rename, fsync of the directory); on any error path is left as it was.
+//
+// Deprecated: packages of this module use internal/atomicfile directly; this forwarding function
+// stays for the callers not yet moved.
+func WriteFileAtomic(path string, data []byte) error { return writeFile(path, data) }
+
+// writeFile is atomicfile.WriteFile with this package's error prefix.
+func writeFile(path string, data []byte) error {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("model: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("model: writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("model: syncing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("model: closing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // best effort: makes the rename durable where the OS supports it
-		d.Close()
 	}
 	return nil
 }

@@ -81,6 +81,12 @@ func isRun(dir string) bool {
 // starting with a dot.
 var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$`)
 
+// safeElem reports whether a request may name e: a safe name, or a shard being written (whose
+// temporary name starts with a dot; see datasets.IsTempShard).
+func safeElem(e string) bool {
+	return (safeName.MatchString(e) || datasets.IsTempShard(e)) && e != "." && e != ".."
+}
+
 // within reports whether path, symbolic links resolved, lies inside root.
 func (rd *runsDir) within(path string) (string, bool) {
 	real, err := filepath.EvalSymlinks(path)
@@ -106,7 +112,7 @@ func (rd *runsDir) resolve(elems ...string) (string, error) {
 		}
 	}
 	for _, e := range elems {
-		if !safeName.MatchString(e) || e == "." || e == ".." {
+		if !safeElem(e) {
 			return "", errorf(http.StatusNotFound, "no such run or file %q", strings.Join(elems, "/"))
 		}
 		p = filepath.Join(p, e)
@@ -274,8 +280,6 @@ type shardFile struct {
 	live      bool
 }
 
-var liveShard = regexp.MustCompile(`^shard-[0-9]{6,9}\.yz\..*\.tmp$`)
-
 // shardDirs are where a run's shards are: games/ of a training run, the directory itself of
 // datasets generate or selfplay --out.
 var shardDirs = []string{"games", ""}
@@ -299,7 +303,7 @@ func (s *Server) shardFiles(dir string) []shardFile {
 			switch {
 			case strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".yz"):
 				out = append(out, shardFile{sub: sub, name: n})
-			case liveShard.MatchString(n):
+			case datasets.IsTempShard(n):
 				out = append(out, shardFile{sub: sub, name: n, live: true})
 			}
 		}
@@ -471,7 +475,7 @@ func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := filepath.Base(path)
-	live := liveShard.MatchString(base)
+	live := datasets.IsTempShard(base)
 	if !live && !(strings.HasPrefix(base, "shard-") && strings.HasSuffix(base, ".yz")) {
 		writeError(w, http.StatusNotFound, "%q is not a shard", shard)
 		return

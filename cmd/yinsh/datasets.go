@@ -13,6 +13,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -172,7 +173,7 @@ func datasetsExportRun(opts *DatasetsExportOptions) error {
 	if len(shards) == 0 {
 		return fmt.Errorf("%s: no shards", opts.In)
 	}
-	f, err := datasets.CreateAtomic(opts.Path, opts.Force)
+	f, err := atomicfile.Create(opts.Path, opts.Force)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s already exists (pass --force to overwrite it)", opts.Path)
 	} else if err != nil {
