@@ -11,9 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -51,11 +49,9 @@ const (
 	maxPayloadBytes = 64 << 20 // compressed bytes of one record frame
 	maxDecodedBytes = 64 << 20 // decoded bytes of one record
 	defaultPerShard = 1000
-	shardNameFormat = "shard-%06d.yz"
 )
 
 var (
-	shardName  = regexp.MustCompile(`^shard-([0-9]{6,9})\.yz$`)
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 )
 
@@ -347,7 +343,7 @@ func ListShards(dir string) ([]string, error) {
 	}
 	out := make([]string, len(nums))
 	for i, n := range nums {
-		out[i] = filepath.Join(dir, fmt.Sprintf(shardNameFormat, n))
+		out[i] = filepath.Join(dir, ShardName(n))
 	}
 	return out, nil
 }
@@ -359,11 +355,8 @@ func shardNumbers(dir string) ([]int, error) {
 	}
 	var nums []int
 	for _, e := range ents {
-		if m := shardName.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
-			n, _ := strconv.Atoi(m[1])
-			if fmt.Sprintf(shardNameFormat, n) == e.Name() { // canonical names only
-				nums = append(nums, n)
-			}
+		if n, ok := ParseShardName(e.Name()); ok && e.Type().IsRegular() {
+			nums = append(nums, n)
 		}
 	}
 	slices.Sort(nums)
@@ -499,13 +492,6 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 	return w, nil
 }
 
-// IsTempShard reports whether name (a base name) is a shard being written, or left by a writer that
-// was killed: a temporary file (package atomicfile's scheme or an earlier one) for a shard name.
-func IsTempShard(name string) bool {
-	t, ok := atomicfile.Target(name)
-	return ok && shardName.MatchString(t)
-}
-
 // TempShards returns the temporary shards of dir (see IsTempShard): those of a writer at work, or
 // left by one that was killed (a Writer with Recover turns them into finished shards).
 func TempShards(dir string) ([]string, error) {
@@ -605,7 +591,7 @@ func (w *Writer) Append(r *Record) error {
 		return w.err
 	}
 	if w.f == nil {
-		f, err := atomicfile.CreateTemp(w.dir, fmt.Sprintf(shardNameFormat, w.next))
+		f, err := atomicfile.CreateTemp(w.dir, ShardName(w.next))
 		if err != nil {
 			return fmt.Errorf("datasets: %w", err)
 		}
@@ -672,7 +658,7 @@ func (w *Writer) finishLocked() error {
 func (w *Writer) install(tmp string) (string, error) {
 	var final string
 	for {
-		final = filepath.Join(w.dir, fmt.Sprintf(shardNameFormat, w.next))
+		final = filepath.Join(w.dir, ShardName(w.next))
 		if _, err := os.Lstat(final); errors.Is(err, os.ErrNotExist) {
 			break
 		}

@@ -416,7 +416,7 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range shards {
-			if filepath.Base(s) != fmt.Sprintf(shardNameFormat, i) {
+			if filepath.Base(s) != ShardName(i) {
 				t.Fatalf("run %d: shard numbers not contiguous: %v", run, shards)
 			}
 			if _, err := ReadShard(s); err != nil {

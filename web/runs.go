@@ -280,6 +280,13 @@ type shardFile struct {
 	live      bool
 }
 
+// isShard reports whether name is a finished shard's (datasets.ParseShardName: the names the
+// shard readers read, no others).
+func isShard(name string) bool {
+	_, ok := datasets.ParseShardName(name)
+	return ok
+}
+
 // shardDirs are where a run's shards are: games/ of a training run, the directory itself of
 // datasets generate or selfplay --out.
 var shardDirs = []string{"games", ""}
@@ -301,7 +308,7 @@ func (s *Server) shardFiles(dir string) []shardFile {
 				continue
 			}
 			switch {
-			case strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".yz"):
+			case isShard(n):
 				out = append(out, shardFile{sub: sub, name: n})
 			case datasets.IsTempShard(n):
 				out = append(out, shardFile{sub: sub, name: n, live: true})
@@ -476,7 +483,7 @@ func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
 	}
 	base := filepath.Base(path)
 	live := datasets.IsTempShard(base)
-	if !live && !(strings.HasPrefix(base, "shard-") && strings.HasSuffix(base, ".yz")) {
+	if !live && !isShard(base) {
 		writeError(w, http.StatusNotFound, "%q is not a shard", shard)
 		return
 	}

@@ -246,3 +246,37 @@ func TestRunsSelf(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsShardNames: only the names the shard readers read are listed as shards (datasets'
+// ParseShardName and IsTempShard), and a temporary shard's dot-name is readable only when it lies
+// inside the runs directory.
+func TestRunsShardNames(t *testing.T) {
+	runs, secret := makeRuns(t)
+	games := filepath.Join(runs, "r1", "games")
+	for _, n := range []string{"shard-7.yz", "shard-000005.yz.bak", "shard-0000005.yz", ".hidden.yz"} {
+		if err := os.WriteFile(filepath.Join(games, n), []byte("garbage"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(secret, ".shard-000008.yz.tmp-1")
+	if err := os.WriteFile(outside, []byte("TOPSECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(games, ".shard-000008.yz.tmp-1")); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, Options{Runs: runs})
+	var list struct {
+		Runs []runSummary `json:"runs"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs", nil, 200, &list)
+	if len(list.Runs) != 1 || list.Runs[0].Shards != 1 || list.Runs[0].Live != 1 {
+		t.Fatalf("runs %+v", list.Runs)
+	}
+	for _, n := range []string{"shard-7.yz", "shard-0000005.yz", ".hidden.yz", ".shard-000008.yz.tmp-1"} {
+		status, data := call(t, nil, "GET", ts.URL+"/api/runs/r1/games/games~"+n+"/0", nil)
+		if status != 404 || strings.Contains(string(data), "TOPSECRET") {
+			t.Fatalf("%s: %d %s", n, status, data)
+		}
+	}
+}
