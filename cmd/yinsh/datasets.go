@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/datasets/parquet"
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -179,7 +180,7 @@ func datasetsExportRun(opts *DatasetsExportOptions) error {
 	} else if err != nil {
 		return err
 	}
-	rows, err := datasets.ExportParquet(f, opts.In)
+	rows, err := parquet.Export(f, opts.In)
 	if err != nil {
 		f.Abort()
 		return err
