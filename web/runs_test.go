@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -278,5 +279,127 @@ func TestRunsShardNames(t *testing.T) {
 		if status != 404 || strings.Contains(string(data), "TOPSECRET") {
 			t.Fatalf("%s: %d %s", n, status, data)
 		}
+	}
+}
+
+// TestRunsCacheConcurrentListers: a listing that runs while another is in progress (here: one
+// complete listing between the other's reading and its pruning, the interleaving that made them
+// reset each other's cache) leaves the cache whole, so that a later listing of unchanged shards
+// reads none of them.
+func TestRunsCacheConcurrentListers(t *testing.T) {
+	runs, _ := makeRuns(t)
+	s, _ := newTestServer(t, Options{Runs: runs})
+	dir, err := s.runs.resolve("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { listHook = nil })
+	games, shards := s.runGames(dir)
+	if len(games) != 5 || shards != 2 {
+		t.Fatalf("%d games in %d shards", len(games), shards)
+	}
+	nested := false
+	listHook = func() {
+		if !nested {
+			nested = true
+			s.runGames(dir) // another lister, complete, in the middle of this one
+		}
+	}
+	before := s.runs.cache.readCount()
+	if games, _ := s.runGames(dir); len(games) != 5 {
+		t.Fatalf("%d games", len(games))
+	}
+	listHook = nil
+	if games, _ := s.runGames(dir); len(games) != 5 {
+		t.Fatalf("%d games", len(games))
+	}
+	if n := s.runs.cache.readCount() - before; n != 0 {
+		t.Fatalf("%d shards read again though none changed: the listers reset each other's cache", n)
+	}
+}
+
+// TestRunsCachePrune: the entry of a temporary shard is dropped once the shard is finalised (its
+// file renamed), by any listing.
+func TestRunsCachePrune(t *testing.T) {
+	runs, _, w := makeRunsWriter(t)
+	s, _ := newTestServer(t, Options{Runs: runs})
+	dir, err := s.runs.resolve("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.runGames(dir)
+	entries := func() (n int, temps int) {
+		s.runs.cache.mu.Lock()
+		defer s.runs.cache.mu.Unlock()
+		for p := range s.runs.cache.entries {
+			n++
+			if datasets.IsTempShard(filepath.Base(p)) {
+				temps++
+			}
+		}
+		return n, temps
+	}
+	if n, temps := entries(); n != 2 || temps != 1 {
+		t.Fatalf("%d entries, %d of temporary shards; want 2, 1", n, temps)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if games, shards := s.runGames(dir); len(games) != 5 || shards != 2 {
+		t.Fatalf("%d games in %d shards", len(games), shards)
+	}
+	if n, temps := entries(); n != 2 || temps != 0 {
+		t.Fatalf("%d entries, %d of temporary shards; want 2, 0", n, temps)
+	}
+}
+
+// TestRunsCacheRace lists a run from several goroutines while games are appended to it (run with
+// -race): no listing has a game twice or a game never written (a shard renamed while a listing runs
+// may be missing from it: the next has it), and the listing after the writer is done has them all.
+func TestRunsCacheRace(t *testing.T) {
+	runs, _, w := makeRunsWriter(t)
+	s, _ := newTestServer(t, Options{Runs: runs})
+	dir, err := s.runs.resolve("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const listers, rounds, extra = 4, 20, 6
+	done := make(chan error, listers)
+	for range listers {
+		go func() {
+			for range rounds {
+				games, _ := s.runGames(dir)
+				ids := map[string]bool{}
+				for _, g := range games {
+					if ids[g.ID] {
+						done <- errors.New("game " + g.ID + " listed twice")
+						return
+					}
+					ids[g.ID] = true
+				}
+				if len(games) > 5+extra {
+					done <- errors.New("listing of " + itoa(len(games)) + " games")
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range extra {
+		if err := w.Append(randomGame(rng, uint64(200+i), env.Blitz)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range listers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if games, _ := s.runGames(dir); len(games) != 5+extra {
+		t.Fatalf("%d games after the writer closed, want %d", len(games), 5+extra)
 	}
 }
