@@ -19,7 +19,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/internal/atomicfile"
@@ -345,7 +344,14 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 		t.Skip("cannot re-execute the test binary:", err)
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	seed := uint64(1)
+	if v := os.Getenv("YINSH_DATASETS_KILL_SEED"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("YINSH_DATASETS_KILL_SEED: %v", err)
+		}
+	}
+	t.Logf("seed %d (YINSH_DATASETS_KILL_SEED=%d to choose the same kill points)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	acked := map[uint64]bool{}
 	var next uint64 = 1
 	frozen := map[string][]byte{} // finished shards seen so far and their contents
@@ -377,18 +383,30 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 			}
 			close(lines)
 		}()
-		delay := time.Duration(20+rng.IntN(250)) * time.Millisecond
+		// Kill the writer once it has acknowledged a random number of games (it is then inside a
+		// later Append, or between two), not after a wall-clock delay: the test does the same on a
+		// loaded machine as on an idle one.
+		n, killAfter := 0, 1+rng.IntN(12)
+		ack := func(id uint64) {
+			acked[id] = true
+			next = max(next, id+1)
+			n++
+		}
 		if run < kills {
-			time.Sleep(delay)
+			for n < killAfter {
+				id, ok := <-lines
+				if !ok {
+					err := cmd.Wait()
+					t.Fatalf("run %d: the writer exited after %d games (%v): %s", run, n, err, stderr.String())
+				}
+				ack(id)
+			}
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 		}
-		n := 0
 		for id := range lines {
-			acked[id] = true
-			next = max(next, id+1)
-			n++
+			ack(id)
 		}
 		// The game being appended when the kill came may have reached the file unacknowledged.
 		next++
@@ -409,7 +427,11 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 				inTemp += r.Records()
 			}
 		}
-		t.Logf("run %d: killed after %v, %d games acknowledged, %d temporary shards holding %d games", run, delay, n, len(temps), inTemp)
+		how := fmt.Sprintf("killed after %d acknowledgements", killAfter)
+		if run == kills {
+			how = "exited"
+		}
+		t.Logf("run %d: %s, %d games acknowledged, %d temporary shards holding %d games", run, how, n, len(temps), inTemp)
 		// Every finished shard reads cleanly, and none changed since it was first seen.
 		shards, err := ListShards(dir)
 		if err != nil {

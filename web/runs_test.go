@@ -192,7 +192,7 @@ func TestEvents(t *testing.T) {
 					t.Fatal(err)
 				}
 				return v
-			case <-time.After(5 * time.Second):
+			case <-time.After(time.Minute): // a guard against a hang, not a timing assertion
 				t.Fatalf("no %s event", want)
 			}
 		}
@@ -207,10 +207,9 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// (that a line being written is not sent until it is complete is TestReadMetricsPartialLine's)
 	half := metricsLine(3)
-	f.WriteString(half[:20]) // a line being written is not sent until it is complete
-	f.Sync()
-	time.Sleep(60 * time.Millisecond)
+	f.WriteString(half[:20])
 	f.WriteString(half[20:])
 	f.Close()
 	m := next("metrics")
@@ -401,5 +400,40 @@ func TestRunsCacheRace(t *testing.T) {
 	}
 	if games, _ := s.runGames(dir); len(games) != 5+extra {
 		t.Fatalf("%d games after the writer closed, want %d", len(games), 5+extra)
+	}
+}
+
+// TestReadMetricsPartialLine: a metrics line being written is left for the next read, which returns
+// it once complete; a file rewritten shorter starts again from the first line.
+func TestReadMetricsPartialLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "metrics.jsonl")
+	full := metricsLine(1) + metricsLine(2)
+	third := metricsLine(3)
+	if err := os.WriteFile(path, []byte(full+third[:20]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, off, reset, err := readMetrics(path, 0)
+	if err != nil || len(lines) != 2 || off != int64(len(full)) || reset {
+		t.Fatalf("%d lines, offset %d (want %d), reset %v, %v", len(lines), off, len(full), reset, err)
+	}
+	if lines, off2, _, err := readMetrics(path, off); err != nil || len(lines) != 0 || off2 != off {
+		t.Fatalf("the partial line: %d lines, offset %d, %v", len(lines), off2, err)
+	}
+	if err := os.WriteFile(path, []byte(full+third), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, off2, _, err := readMetrics(path, off)
+	if err != nil || len(lines) != 1 || off2 != int64(len(full+third)) {
+		t.Fatalf("the completed line: %d lines, offset %d, %v", len(lines), off2, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(lines[0], &m); err != nil || m["generation"].(float64) != 3 {
+		t.Fatalf("line %s: %v", lines[0], err)
+	}
+	if err := os.WriteFile(path, []byte(metricsLine(1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lines, _, reset, err := readMetrics(path, off2); err != nil || !reset || len(lines) != 1 {
+		t.Fatalf("after a rewrite: %d lines, reset %v, %v", len(lines), reset, err)
 	}
 }
