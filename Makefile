@@ -13,8 +13,9 @@ vet:
 	gofmt -l . | grep -v '^third_party/' | (! grep .)
 	$(GO) vet ./...
 
+# the concurrent packages under the race detector: the one list, shared with .ci/run
 race:
-	$(GO) test -race -short ./mcts/... ./selfplay/... ./web/... ./cluster/... ./cmd/...
+	bash scripts/race.sh
 
 # every fuzz target of the module, FUZZTIME each (default 30s); see scripts/fuzz.sh
 fuzz:

@@ -1,58 +1,36 @@
 package datasets
 
-import "github.com/yinsh-zero/yinsh/env"
+import (
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
+)
 
-// Batch is a set of training examples ready for a network, as plain row-major slices (sample i's rows
-// start at i×size):
+// Batch is a set of training examples ready for a network: the network's own batch type, filled by
+// Window.Sample and Augmenter.Write as plain row-major slices (sample i's rows start at i×size):
 //
 //	Planes [N, env.ObservationSize]  observation of the position, from the view of the side to act
-//	Masks  [N, env.NumActions]       legal actions
+//	Mask   [N, env.NumActions]       legal actions
 //	Policy [N, env.NumActions]       search policy target, summing to 1 over legal actions
 //	WDL    [N, 3]                    game outcome as win/draw/loss for the side to act
-//	Score  [N, NumScore]             the final score difference for the side to act, one-hot
+//	Score  [N, model.NumScore]       the final score difference for the side to act, one-hot
 //	                                 (class d+3 for d = its rings removed − the opponent's at the
 //	                                 game's end); all zero when the game did not end on the board
 //	                                 (a resignation): no score target
 //
-// Each example is seen through one of the board's symmetries, the same one for all four rows.
-type Batch struct {
-	N      int
-	Planes []float32
-	Masks  []bool
-	Policy []float32
-	WDL    []float32
-	Score  []float32
-}
-
-// NumScore is the number of score classes, differences −3 … +3 (model.NumScore).
-const NumScore = 7
+// Each example is seen through one of the board's symmetries, the same one for all its rows. Mask
+// and Score are always filled (model.Batch allows them nil). Resize (model.Batch.Resize) sets N and
+// the lengths.
+type Batch = model.Batch
 
 // ScoreTarget writes the one-hot score row of the side to act c (clear when !ended) given the rings
 // removed at the game's end, final[White] and final[Black].
 func ScoreTarget(row []float32, final [2]uint8, c env.Color, ended bool) {
-	clear(row[:NumScore])
+	clear(row[:model.NumScore])
 	if !ended {
 		return
 	}
 	d := int(final[c]) - int(final[1-c])
-	row[min(max(d+3, 0), NumScore-1)] = 1
-}
-
-// Resize sets N and the slice lengths, reusing capacity. Contents are unspecified until filled.
-func (b *Batch) Resize(n int) {
-	b.N = n
-	b.Planes = resize(b.Planes, n*env.ObservationSize)
-	b.Masks = resize(b.Masks, n*env.NumActions)
-	b.Policy = resize(b.Policy, n*env.NumActions)
-	b.WDL = resize(b.WDL, n*3)
-	b.Score = resize(b.Score, n*NumScore)
-}
-
-func resize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
+	row[min(max(d+3, 0), model.NumScore-1)] = 1
 }
 
 // Augmenter writes training examples under a board symmetry. It holds scratch space, so use one per
@@ -68,7 +46,7 @@ type Augmenter struct {
 // which no symmetry changes).
 func (g *Augmenter) Write(b *Batch, i int, s *env.State, t int, policy []PolicyEntry, wdl [3]float32) {
 	planes := b.Planes[i*env.ObservationSize : (i+1)*env.ObservationSize]
-	mask := b.Masks[i*env.NumActions : (i+1)*env.NumActions]
+	mask := b.Mask[i*env.NumActions : (i+1)*env.NumActions]
 	pol := b.Policy[i*env.NumActions : (i+1)*env.NumActions]
 	if t == 0 {
 		s.Observation(planes)

@@ -32,12 +32,12 @@ func TestAugmentEverySymmetry(t *testing.T) {
 					if !slices.Equal(b.Planes, want) {
 						t.Fatalf("game %d ply %d sym %d: planes differ from the transformed state's", r.ID, i, sym)
 					}
-					if !slices.Equal(b.Masks, wantMask) {
+					if !slices.Equal(b.Mask, wantMask) {
 						t.Fatalf("game %d ply %d sym %d: mask differs from the transformed state's", r.ID, i, sym)
 					}
 					sum := 0.0
 					for act, p := range b.Policy {
-						if p != 0 && !b.Masks[act] {
+						if p != 0 && !b.Mask[act] {
 							t.Fatalf("game %d ply %d sym %d: policy %v on illegal action %s", r.ID, i, sym, p, env.Action(act))
 						}
 						sum += float64(p)
@@ -78,9 +78,9 @@ func TestAugmentEverySymmetry(t *testing.T) {
 func TestBatchResize(t *testing.T) {
 	var b Batch
 	b.Resize(3)
-	if b.N != 3 || len(b.Planes) != 3*env.ObservationSize || len(b.Masks) != 3*env.NumActions ||
+	if b.N != 3 || len(b.Planes) != 3*env.ObservationSize || len(b.Mask) != 3*env.NumActions ||
 		len(b.Policy) != 3*env.NumActions || len(b.WDL) != 9 {
-		t.Fatalf("sizes %d %d %d %d %d", b.N, len(b.Planes), len(b.Masks), len(b.Policy), len(b.WDL))
+		t.Fatalf("sizes %d %d %d %d %d", b.N, len(b.Planes), len(b.Mask), len(b.Policy), len(b.WDL))
 	}
 	p := &b.Planes[0]
 	b.Resize(2)

@@ -1,6 +1,7 @@
 // Package datasets holds game records and what is built from them: the record format, shard files
 // (compressed, checksummed, finalised atomically), the replay window the trainer samples from, board
-// symmetry augmentation, imports of boardspace SGF records and Parquet exports.
+// symmetry augmentation and imports of boardspace SGF records (the Parquet export is datasets/parquet,
+// so that what imports datasets does not link parquet-go).
 //
 // Conventions: a position is the state before an action, so a record of n actions has n positions;
 // targets (search policy, root WDL, value) are from the view of the player to act at that position,

@@ -19,9 +19,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -208,6 +208,44 @@ func TestCorruptShardReported(t *testing.T) {
 	}
 }
 
+// TestTempShardName: a shard in progress has a temporary name of package atomicfile's scheme for its
+// shard name, TempShards lists it, and a writer started after a kill (the first is never closed)
+// recovers its games.
+func TestTempShardName(t *testing.T) {
+	dir := t.TempDir()
+	recs := testRecords(2, 9)
+	w, err := NewWriter(dir, WriterOptions{GamesPerShard: 10, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	temps, err := TempShards(dir)
+	if err != nil || len(temps) != 1 {
+		t.Fatalf("temporary shards %v, %v", temps, err)
+	}
+	name := filepath.Base(temps[0])
+	if !strings.HasPrefix(name, ".shard-000000.yz.tmp-") || !atomicfile.IsTemp(name) || !IsTempShard(name) {
+		t.Fatalf("temporary shard named %q", name)
+	}
+	w2, err := NewWriter(dir, WriterOptions{Logger: quiet, Recover: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if got, err := ReadDir(dir); err != nil || !reflect.DeepEqual(got, recs) {
+		t.Fatalf("recovered %d records, %v", len(got), err)
+	}
+	for _, n := range []string{"shard-000000.yz", ".x.ckpt.tmp-1", ".shard-7.yz.tmp-1", "shard-000000.yz.tmp"} {
+		if IsTempShard(n) {
+			t.Errorf("IsTempShard(%q)", n)
+		}
+	}
+}
+
 func TestRecoverTemporaryShard(t *testing.T) {
 	dir := t.TempDir()
 	recs := testRecords(5, 8)
@@ -253,7 +291,7 @@ func TestRecoverTemporaryShard(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("recovered %d records, want %d", len(got), len(want))
 	}
-	if temps, _ := tempShards(dir); len(temps) != 0 {
+	if temps, _ := TempShards(dir); len(temps) != 0 {
 		t.Fatalf("temps left: %v", temps)
 	}
 	if shards, _ := ListShards(dir); len(shards) != 3 || filepath.Base(shards[2]) != "shard-000002.yz" {
@@ -306,7 +344,14 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 		t.Skip("cannot re-execute the test binary:", err)
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	seed := uint64(1)
+	if v := os.Getenv("YINSH_DATASETS_KILL_SEED"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("YINSH_DATASETS_KILL_SEED: %v", err)
+		}
+	}
+	t.Logf("seed %d (YINSH_DATASETS_KILL_SEED=%d to choose the same kill points)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	acked := map[uint64]bool{}
 	var next uint64 = 1
 	frozen := map[string][]byte{} // finished shards seen so far and their contents
@@ -338,18 +383,30 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 			}
 			close(lines)
 		}()
-		delay := time.Duration(20+rng.IntN(250)) * time.Millisecond
+		// Kill the writer once it has acknowledged a random number of games (it is then inside a
+		// later Append, or between two), not after a wall-clock delay: the test does the same on a
+		// loaded machine as on an idle one.
+		n, killAfter := 0, 1+rng.IntN(12)
+		ack := func(id uint64) {
+			acked[id] = true
+			next = max(next, id+1)
+			n++
+		}
 		if run < kills {
-			time.Sleep(delay)
+			for n < killAfter {
+				id, ok := <-lines
+				if !ok {
+					err := cmd.Wait()
+					t.Fatalf("run %d: the writer exited after %d games (%v): %s", run, n, err, stderr.String())
+				}
+				ack(id)
+			}
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 		}
-		n := 0
 		for id := range lines {
-			acked[id] = true
-			next = max(next, id+1)
-			n++
+			ack(id)
 		}
 		// The game being appended when the kill came may have reached the file unacknowledged.
 		next++
@@ -360,7 +417,7 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 		if run < kills && stderr.Len() > 0 {
 			t.Fatalf("run %d: %s", run, stderr.String())
 		}
-		temps, _ := tempShards(dir)
+		temps, _ := TempShards(dir)
 		inTemp := 0
 		for _, tmp := range temps {
 			b, _ := os.ReadFile(tmp)
@@ -370,14 +427,18 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 				inTemp += r.Records()
 			}
 		}
-		t.Logf("run %d: killed after %v, %d games acknowledged, %d temporary shards holding %d games", run, delay, n, len(temps), inTemp)
+		how := fmt.Sprintf("killed after %d acknowledgements", killAfter)
+		if run == kills {
+			how = "exited"
+		}
+		t.Logf("run %d: %s, %d games acknowledged, %d temporary shards holding %d games", run, how, n, len(temps), inTemp)
 		// Every finished shard reads cleanly, and none changed since it was first seen.
 		shards, err := ListShards(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, s := range shards {
-			if filepath.Base(s) != fmt.Sprintf(shardNameFormat, i) {
+			if filepath.Base(s) != ShardName(i) {
 				t.Fatalf("run %d: shard numbers not contiguous: %v", run, shards)
 			}
 			if _, err := ReadShard(s); err != nil {
@@ -409,50 +470,11 @@ func TestWriterSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("acknowledged game %d lost (%d acknowledged, %d stored)", id, len(acked), len(recs))
 		}
 	}
-	if temps, _ := tempShards(dir); len(temps) != 0 {
+	if temps, _ := TempShards(dir); len(temps) != 0 {
 		t.Fatalf("temporary shards left after a clean run: %v", temps)
 	}
 	if len(acked) < 10 {
 		t.Fatalf("only %d games acknowledged over %d runs: the test exercised too little", len(acked), kills+1)
-	}
-}
-
-func TestAtomicFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.bin")
-	f, err := CreateAtomic(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("one")
-	if _, err := os.Stat(path); err == nil {
-		t.Fatal("target visible before Commit")
-	}
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := CreateAtomic(path, false); err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Fatalf("existing target: %v", err)
-	}
-	f, err = CreateAtomic(path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("two")
-	f.Abort()
-	if b, _ := os.ReadFile(path); string(b) != "one" {
-		t.Fatalf("aborted write changed the target: %q", b)
-	}
-	f, _ = CreateAtomic(path, true)
-	f.WriteString("three")
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "three" {
-		t.Fatalf("target %q", b)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Fatalf("temporary files left: %v", ents)
 	}
 }
 

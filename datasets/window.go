@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
 )
 
 // WindowOptions configures a replay window.
@@ -399,7 +400,7 @@ func build(picks []pick, b *Batch) error {
 			}
 		}
 		g.Write(b, k, s, p.sym, p.policy, v)
-		ScoreTarget(b.Score[k*NumScore:(k+1)*NumScore], p.final, s.CurrentPlayer(), p.ended)
+		ScoreTarget(b.Score[k*model.NumScore:(k+1)*model.NumScore], p.final, s.CurrentPlayer(), p.ended)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
 )
 
 func newTestWindow(t testing.TB, opts WindowOptions, recs []*Record) *Window {
@@ -51,7 +52,7 @@ func checkExample(t *testing.T, b *Batch, k int, r *Record, ply, sym int) {
 	if !slices.Equal(b.Planes[k*env.ObservationSize:(k+1)*env.ObservationSize], planes) {
 		t.Fatalf("example %d (game %d ply %d sym %d): planes differ", k, r.ID, ply, sym)
 	}
-	if !slices.Equal(b.Masks[k*env.NumActions:(k+1)*env.NumActions], mask) {
+	if !slices.Equal(b.Mask[k*env.NumActions:(k+1)*env.NumActions], mask) {
 		t.Fatalf("example %d: mask differs", k)
 	}
 	pol := b.Policy[k*env.NumActions : (k+1)*env.NumActions]
@@ -82,12 +83,12 @@ func checkExample(t *testing.T, b *Batch, k int, r *Record, ply, sym int) {
 			t.Fatal(err)
 		}
 	}
-	want = make([]float32, NumScore)
+	want = make([]float32, model.NumScore)
 	if end.IsTerminal() {
 		me := s.CurrentPlayer()
 		want[end.RingsRemoved(me)-end.RingsRemoved(1-me)+3] = 1
 	}
-	if got := b.Score[k*NumScore : (k+1)*NumScore]; !slices.Equal(got, want) {
+	if got := b.Score[k*model.NumScore : (k+1)*model.NumScore]; !slices.Equal(got, want) {
 		t.Fatalf("example %d (game %d ply %d): score %v, want %v", k, r.ID, ply, got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -51,8 +52,10 @@ type fakeNet struct {
 	calls      atomic.Int64
 	inside     atomic.Int32
 	poison     uint64
-	delay      time.Duration
 	t          testing.TB
+	// with gate set, a call signals entered (if it has room) and waits until gate is closed
+	gate    chan struct{}
+	entered chan struct{}
 }
 
 func (f *fakeNet) Evaluate(reqs []Request, out []Evaluation) error {
@@ -64,7 +67,13 @@ func (f *fakeNet) Evaluate(reqs []Request, out []Evaluation) error {
 	if len(reqs) > f.maxBatch || len(reqs) != len(out) {
 		f.t.Errorf("batch of %d requests, %d outputs, max %d", len(reqs), len(out), f.maxBatch)
 	}
-	time.Sleep(f.delay)
+	if f.gate != nil {
+		select {
+		case f.entered <- struct{}{}:
+		default:
+		}
+		<-f.gate
+	}
 	for i, r := range reqs {
 		if r.State.Hash() == f.poison {
 			return errors.New("poisoned")
@@ -116,7 +125,7 @@ func TestBatcherEagerDoesNotWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard, not a timing bound: a waiting batcher takes hours
 		t.Fatal("an eager batcher waited for a batch to fill")
 	}
 	if st := b.Stats(); st.Batches != int64(len(pool)) || st.Leaves != int64(len(pool)) {
@@ -205,22 +214,38 @@ func TestBatcherErrorsAndClose(t *testing.T) {
 	if err := b.Evaluate(r, o); err != nil {
 		t.Fatalf("after an error: %v", err)
 	}
-	// Close while callers are waiting: every caller returns (an answer or ErrClosed), none hangs.
-	inner.delay = 2 * time.Millisecond
+	// Close while one batch is being evaluated and other callers wait: the batch's callers get their
+	// answers, every other caller ErrClosed, none hangs.
+	inner.gate, inner.entered = make(chan struct{}), make(chan struct{}, 1)
 	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var answered, closed atomic.Int32
+	const callers = 20
+	for i := range callers {
+		wg.Go(func() {
 			r, o := req(pool[i%3])
-			if err := b.Evaluate(r, o); err != nil && !errors.Is(err, ErrClosed) {
+			switch err := b.Evaluate(r, o); {
+			case err == nil:
+				answered.Add(1)
+			case errors.Is(err, ErrClosed):
+				closed.Add(1)
+			default:
 				t.Error(err)
 			}
-		}()
+		})
 	}
-	time.Sleep(3 * time.Millisecond)
-	b.Close()
+	<-inner.entered // a batch is in the inner evaluator
+	closing := make(chan struct{})
+	go func() {
+		b.Close()
+		close(closing)
+	}()
+	<-b.done // Close has begun: no batch starts after the one in progress
+	close(inner.gate)
+	<-closing
 	wg.Wait()
+	if n := answered.Load(); n < 1 || n > 4 || n+closed.Load() != callers {
+		t.Fatalf("%d callers answered and %d closed, want the batch in progress (1..4) answered, the rest closed", n, closed.Load())
+	}
 	r, o = req(pool[0])
 	if err := b.Evaluate(r, o); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Close: err %v, want ErrClosed", err)
@@ -257,18 +282,19 @@ func runSearches(tb testing.TB, states []*env.State, cfg Config, ev Evaluator) [
 	return res
 }
 
-// TestBatcherFullBatches runs 64 concurrent searches through a batcher of 32: at least 90% of the
-// batches must be full, and every search must give the same result as without batching.
+// TestBatcherFullBatches runs 64 concurrent searches through a batcher of 32: every search must give
+// the same result as without batching, and (with YINSH_TIMING_TESTS=1) at least 90% of the batches
+// must be full.
 func TestBatcherFullBatches(t *testing.T) {
 	states := make([]*env.State, 64)
 	for i := range states {
 		states[i] = midgame(t, uint64(100+i), 12+i%8)
 	}
+	timing := os.Getenv("YINSH_TIMING_TESTS") == "1" && !testing.Short()
 	cfg := DefaultConfig()
-	cfg.Simulations, cfg.LeavesInFlight = 400, 1
-	if testing.Short() {
-		// -race -short: the race detector slows the searches 8x; the results must still match.
-		cfg.Simulations = 100
+	cfg.Simulations, cfg.LeavesInFlight = 100, 1
+	if timing {
+		cfg.Simulations = 400 // enough for the full-batch fraction to be stable (below)
 	}
 	inner := Rollout{Playouts: 1, Seed: 1}
 	// On a quiet machine every batch is full. Under load (CI runs packages side by side on 2 cores)
@@ -284,7 +310,9 @@ func TestBatcherFullBatches(t *testing.T) {
 	b.Close()
 	st := b.Stats()
 	t.Logf("%d leaves, %d batches, mean %.2f, full %.3f", st.Leaves, st.Batches, st.Mean(), st.FullFraction())
-	if !testing.Short() && st.FullFraction() < 0.9 {
+	// how full the batches are depends on the scheduler: checked only where timing tests run
+	// (BenchmarkBatcher64x32 reports it too)
+	if timing && st.FullFraction() < 0.9 {
 		t.Errorf("full batches %.3f, want at least 0.9 (histogram %v)", st.FullFraction(), st.Hist)
 	}
 	want := runSearches(t, states, cfg, inner)
@@ -293,86 +321,4 @@ func TestBatcherFullBatches(t *testing.T) {
 			t.Fatalf("search %d differs through the batcher", i)
 		}
 	}
-}
-
-func TestCache(t *testing.T) {
-	pool := statePool(t, 100)
-	inner := &fakeNet{maxBatch: 1000, t: t}
-	c, err := NewCache(inner, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eval := func(idx ...int) []Evaluation {
-		reqs := make([]Request, len(idx))
-		out := make([]Evaluation, len(idx))
-		for k, i := range idx {
-			l := pool[i].LegalActions(nil)
-			reqs[k] = Request{State: pool[i], Legal: l}
-			out[k].Priors = make([]float32, len(l))
-		}
-		if err := c.Evaluate(reqs, out); err != nil {
-			t.Fatal(err)
-		}
-		for k, i := range idx {
-			if out[k].WDL != signatureWDL(pool[i]) || out[k].Priors[0] != signature(pool[i], 0) {
-				t.Fatalf("wrong answer for state %d", i)
-			}
-		}
-		return out
-	}
-	eval(0, 1, 2)
-	calls := inner.calls.Load()
-	eval(0, 1, 2)
-	if inner.calls.Load() != calls {
-		t.Fatal("cached states reached the inner evaluator")
-	}
-	eval(1, 5, 2, 6) // two hits, two misses in one inner call
-	if inner.calls.Load() != calls+1 {
-		t.Fatalf("%d inner calls for one batch with misses", inner.calls.Load()-calls)
-	}
-	st := c.Stats()
-	if st.Hits != 5 || st.Misses != 5 || st.Entries != 5 {
-		t.Fatalf("stats %+v, want 5 hits, 5 misses, 5 entries", st)
-	}
-	for i := range pool {
-		eval(i)
-	}
-	if st := c.Stats(); st.Entries > 64 {
-		t.Fatalf("cache holds %d entries, bound 64", st.Entries)
-	}
-	if _, err := NewCache(inner, 3); err == nil {
-		t.Fatal("size 3 accepted")
-	}
-}
-
-func TestCacheConcurrent(t *testing.T) {
-	pool := statePool(t, 200)
-	c, err := NewCache(Rollout{Playouts: 1}, 128)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(g), 9))
-			for range 200 {
-				s := pool[rng.IntN(len(pool))]
-				l := s.LegalActions(nil)
-				out := []Evaluation{{Priors: make([]float32, len(l))}}
-				want := []Evaluation{{Priors: make([]float32, len(l))}}
-				if err := c.Evaluate([]Request{{s, l}}, out); err != nil {
-					t.Error(err)
-					return
-				}
-				Rollout{Playouts: 1}.Evaluate([]Request{{s, l}}, want)
-				if !reflect.DeepEqual(out, want) {
-					t.Errorf("goroutine %d: cached evaluation differs", g)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

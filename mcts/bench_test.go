@@ -138,3 +138,12 @@ func BenchmarkBatcher64x32(b *testing.B) {
 	b.ReportMetric(mean, "mean-batch")
 	b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
 }
+
+// BenchmarkSearchTimedGumbel is a purely timed Gumbel search (a 10,000,000-simulation cap, 20 ms on
+// the wall clock), as an engine with --gumbel and a move time runs it: its memory (-benchmem) is
+// that of the simulations run, not of the cap.
+func BenchmarkSearchTimedGumbel(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.Gumbel, cfg.MoveTime = 10_000_000, true, 20*time.Millisecond
+	benchSearch(b, cfg, hashValue)
+}

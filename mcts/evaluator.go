@@ -1,6 +1,6 @@
 // Package mcts is batched Monte Carlo tree search for YINSH: PUCT and Gumbel AlphaZero search over a
 // flat-array tree, the Evaluator interface that supplies priors and values, and the evaluator wrappers
-// (batching across concurrent searches, caching by position hash).
+// (batching across concurrent searches, mixing in rollout values).
 //
 // Conventions used throughout the package:
 //   - Values are from the view of the player to act in the state they belong to: +1 a win, -1 a loss.
@@ -46,7 +46,7 @@ func (e *Evaluation) Value() float32 { return e.WDL[0] - e.WDL[2] }
 
 // Evaluator evaluates a batch of positions: out[i] answers reqs[i] (len(out) == len(reqs)). The search
 // calls it with one or more leaves at a time. Implementations say whether they may be called
-// concurrently; Batcher and Cache may, and Batcher calls its inner evaluator from one goroutine per
+// concurrently; Batcher may, and Batcher calls its inner evaluator from one goroutine per
 // worker.
 type Evaluator interface {
 	Evaluate(reqs []Request, out []Evaluation) error

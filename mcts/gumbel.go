@@ -3,6 +3,7 @@ package mcts
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 // Gumbel AlphaZero (Danihelka, Guez, Schrittwieser, Silver 2022), following mctx's
@@ -18,15 +19,16 @@ import (
 type gumbelRoot struct {
 	score []float32 // per root edge: GumbelScale·Gumbel noise + logit
 	base  []int32   // per root edge: the child's visits when the search started (tree reuse)
-	seq   []int32   // seq[i]: the visit count of the root child that simulation i must extend
+	halve halving   // the visit count of the root child that each simulation must extend
 }
 
 // logit returns the log of a prior (floored, so that a zero prior is a very low finite logit).
 func logit(p prior16) float32 { return float32(math.Log(float64(max(p.float(), 1e-30)))) }
 
-// startGumbel draws the root's Gumbel noise and builds the sequential-halving table for budget
-// simulations.
-func (t *Tree) startGumbel(rng *rand.Rand, budget int) {
+// startGumbel draws the root's Gumbel noise and starts the sequential halving for budget
+// simulations and, when the search is timed (deadline not zero), for the time from start to
+// deadline.
+func (t *Tree) startGumbel(rng *rand.Rand, budget int, start, deadline time.Time) {
 	nd := t.a.nodes[rootIndex]
 	edges := t.a.edges[nd.edges : nd.edges+int32(nd.numEdges)]
 	gr := &t.gumbel
@@ -47,36 +49,7 @@ func (t *Tree) startGumbel(rng *rand.Rand, budget int) {
 			gr.base[i] = t.a.nodes[e.child].visits
 		}
 	}
-	m := min(t.cfg.GumbelConsidered, len(edges))
-	gr.seq = consideredVisits(m, budget, gr.seq[:0])
-}
-
-// consideredVisits appends the sequence of considered visit counts for m considered actions and n
-// simulations (mctx get_sequence_of_considered_visits): sequential halving in ceil(log2 m) phases,
-// each giving every remaining action about n/(log2(m)·remaining) visits, halving the remaining actions
-// (down to 2) after each phase.
-func consideredVisits(m, n int, dst []int32) []int32 {
-	if m <= 1 {
-		for i := range n {
-			dst = append(dst, int32(i))
-		}
-		return dst
-	}
-	log2m := int(math.Ceil(math.Log2(float64(m))))
-	visits := make([]int32, m)
-	considered := m
-	start := len(dst)
-	for len(dst)-start < n {
-		extra := max(1, n/(log2m*considered))
-		for range extra {
-			dst = append(dst, visits[:considered]...)
-			for i := range considered {
-				visits[i]++
-			}
-		}
-		considered = max(2, considered/2)
-	}
-	return dst[:start+n]
+	gr.halve.start(min(t.cfg.GumbelConsidered, len(edges)), budget, start, deadline)
 }
 
 // gumbelRootChild returns the root edge for the next simulation.
@@ -85,7 +58,7 @@ func (t *Tree) gumbelRootChild() int32 {
 	edges := t.a.edges[nd.edges : nd.edges+int32(nd.numEdges)]
 	gr := &t.gumbel
 	sigma := t.completedQ(rootIndex, &t.scratch)
-	cv := gr.seq[min(t.started, len(gr.seq)-1)]
+	cv := gr.halve.at(t.started, t.clock)
 	best, bestScore := -1, float32(math.Inf(-1))
 	fallback, fallbackScore := 0, float32(math.Inf(-1))
 	for i, e := range edges {

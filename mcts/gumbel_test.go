@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 )
@@ -28,6 +29,54 @@ func TestConsideredVisits(t *testing.T) {
 			t.Errorf("consideredVisits(%d, %d) = %v, want %v", tc.m, tc.n, got, tc.want)
 		}
 	}
+}
+
+// The generated schedule of an untimed search is mctx's table entry for entry (so untimed Gumbel
+// searches are unchanged), for any number of considered actions and simulations.
+func TestHalvingMatchesTheTable(t *testing.T) {
+	for m := 1; m <= 20; m++ {
+		for _, n := range []int{1, 2, 3, 7, 16, 24, 47, 64, 100, 128, 200, 333, 800, 1000} {
+			want := consideredVisits(m, n, nil)
+			var h halving
+			h.start(m, n, time.Time{}, time.Time{})
+			for i := range n {
+				if got := h.at(i, nil); got != want[i] {
+					t.Fatalf("m %d n %d: entry %d is %d, want %d", m, n, i, got, want[i])
+				}
+				if got := h.at(i, nil); got != want[i] { // asked again after a collision
+					t.Fatalf("m %d n %d: entry %d asked twice gave %d, want %d", m, n, i, got, want[i])
+				}
+			}
+		}
+	}
+}
+
+// consideredVisits is mctx's table, the reference for halving: it appends the sequence of considered visit counts for m considered actions and n
+// simulations (mctx get_sequence_of_considered_visits): sequential halving in ceil(log2 m) phases,
+// each giving every remaining action about n/(log2(m)·remaining) visits, halving the remaining actions
+// (down to 2) after each phase.
+func consideredVisits(m, n int, dst []int32) []int32 {
+	if m <= 1 {
+		for i := range n {
+			dst = append(dst, int32(i))
+		}
+		return dst
+	}
+	log2m := int(math.Ceil(math.Log2(float64(m))))
+	visits := make([]int32, m)
+	considered := m
+	start := len(dst)
+	for len(dst)-start < n {
+		extra := max(1, n/(log2m*considered))
+		for range extra {
+			dst = append(dst, visits[:considered]...)
+			for i := range considered {
+				visits[i]++
+			}
+		}
+		considered = max(2, considered/2)
+	}
+	return dst[:start+n]
 }
 
 // syntheticRoot builds a tree whose root (white to act, raw value raw) has the given priors and, per

@@ -3,7 +3,6 @@ package mcts
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -212,29 +211,6 @@ func TestBackupSigns(t *testing.T) {
 	}
 	if q := a.q(id, env.White); q >= 0 {
 		t.Fatalf("Q(f5-h5) for white = %v, want negative", q)
-	}
-}
-
-// TestBackupArithmetic checks backup on a hand-built path whose player to act goes W W B B W.
-func TestBackupArithmetic(t *testing.T) {
-	var a arena
-	who := []env.Color{env.White, env.White, env.Black, env.Black, env.White}
-	for i, c := range who {
-		a.nodes = append(a.nodes, node{parent: int32(i - 1), toAct: c, inflight: 1})
-	}
-	a.backup(4, 0.5, 0.25) // +0.5 for white
-	want := []float32{0.5, 0.5, -0.5, -0.5, 0.5}
-	for i, n := range a.nodes {
-		if n.valueSum != want[i] || n.visits != 1 || n.inflight != 0 || n.drawSum != 0.25 {
-			t.Errorf("node %d: %+v, want valueSum %v visits 1 inflight 0 drawSum 0.25", i, n, want[i])
-		}
-	}
-	a.backup(2, 1, 0) // +1 for black from node 2 up: nodes 0,1 (white) get -1
-	want = []float32{-0.5, -0.5, 0.5, -0.5, 0.5}
-	for i, n := range a.nodes {
-		if n.valueSum != want[i] {
-			t.Errorf("after second backup node %d: valueSum %v, want %v", i, n.valueSum, want[i])
-		}
 	}
 }
 
@@ -477,32 +453,6 @@ func TestInFlightLeavesAndInvariants(t *testing.T) {
 	}
 }
 
-func TestNoiseIsRemovedAfterSearch(t *testing.T) {
-	s := midgame(t, 9, 12)
-	cfg := DefaultConfig()
-	cfg.Simulations, cfg.DirichletFraction, cfg.DirichletAlpha = 200, 0.5, 0.3
-	tr := newTree(t, cfg, Uniform{})
-	tr.Reset(s)
-	res, err := tr.Search(seeded(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := 1 / float32(len(res.Children))
-	for _, c := range res.Children {
-		if math.Abs(float64(c.Prior-u)) > 1e-3*float64(u) {
-			t.Fatalf("prior of %s is %v after search, want the clean %v", c.Action, c.Prior, u)
-		}
-	}
-	// the noise changed the search: visits are not what a noiseless search gives
-	cfg.DirichletFraction = 0
-	tr2 := newTree(t, cfg, Uniform{})
-	tr2.Reset(s)
-	res2, _ := tr2.Search(seeded(1))
-	if reflect.DeepEqual(res.Policy, res2.Policy) {
-		t.Fatal("noise had no effect on the visits")
-	}
-}
-
 func TestPlayoutCap(t *testing.T) {
 	s := midgame(t, 10, 12)
 	cfg := DefaultConfig()
@@ -527,31 +477,6 @@ func TestPlayoutCap(t *testing.T) {
 	}
 	if full < 30 || full > 70 {
 		t.Fatalf("%d of 200 searches full, want about 50", full)
-	}
-}
-
-func TestTemperature(t *testing.T) {
-	cs := []ChildStats{{Action: 1, Visits: 10}, {Action: 2, Visits: 30}, {Action: 3, Visits: 0}, {Action: 4, Visits: 60}}
-	if i := chooseByVisits(cs, 0, seeded(1)); i != 3 {
-		t.Fatalf("T=0 chose %d, want the most visited (3)", i)
-	}
-	rng := seeded(2)
-	var count [4]int
-	const n = 20000
-	for range n {
-		count[chooseByVisits(cs, 1, rng)]++
-	}
-	for i, want := range []float64{0.1, 0.3, 0, 0.6} {
-		if got := float64(count[i]) / n; math.Abs(got-want) > 0.02 {
-			t.Errorf("T=1: child %d chosen %.3f of the time, want %.2f", i, got, want)
-		}
-	}
-	count = [4]int{}
-	for range 2000 {
-		count[chooseByVisits(cs, 0.01, rng)]++
-	}
-	if count[3] != 2000 {
-		t.Errorf("T=0.01 chose %v, want always the most visited", count)
 	}
 }
 
@@ -605,226 +530,5 @@ func TestEvaluatorErrorsAndBadOutput(t *testing.T) {
 	tr.Reset(w)
 	if _, err := tr.Search(seeded(1)); err == nil {
 		t.Fatal("search of a terminal root succeeded")
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	ok := DefaultConfig()
-	if err := ok.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	for name, mut := range map[string]func(*Config){
-		"Simulations":       func(c *Config) { c.Simulations = 0 },
-		"CPUCT":             func(c *Config) { c.CPUCT = math.NaN() },
-		"DirichletFraction": func(c *Config) { c.DirichletFraction = 1.5 },
-		"DirichletAlpha":    func(c *Config) { c.DirichletFraction, c.DirichletAlpha = 0.25, 0 },
-		"LeavesInFlight":    func(c *Config) { c.LeavesInFlight = 0 },
-		"Temperature":       func(c *Config) { c.Temperature = -1 },
-		"GumbelConsidered":  func(c *Config) { c.Gumbel, c.GumbelConsidered = true, 0 },
-		"FullFraction":      func(c *Config) { c.FullFraction = -0.1 },
-	} {
-		c := DefaultConfig()
-		mut(&c)
-		err := c.Validate()
-		if err == nil || !contains(err.Error(), name) {
-			t.Errorf("%s: err %v, want one naming the field", name, err)
-		}
-	}
-}
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
-}
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
-}
-
-func TestPrior16(t *testing.T) {
-	for _, p := range []float32{1, 0.5, 1.0 / 3, 1.0 / 63, 1e-3, 1e-6, 1e-9} {
-		got := encodePrior(p).float()
-		if math.Abs(float64(got-p)) > float64(p)/4096 {
-			t.Errorf("prior %v round-trips to %v", p, got)
-		}
-	}
-	if encodePrior(0) != 0 || encodePrior(1e-12).float() != 0 {
-		t.Error("tiny priors should encode as 0")
-	}
-}
-
-// TestPUCTSelection compares puctChild with a direct two-pass implementation of the PUCT rule
-// (score = Q + c·P·sqrt(ΣN)/(1+N), Q with virtual loss, FPU = parent Q - reduction·sqrt(visited prior
-// mass) for unvisited children) on random node statistics.
-func TestPUCTSelection(t *testing.T) {
-	rng := seeded(3)
-	for trial := range 2000 {
-		cfg := DefaultConfig()
-		cfg.CPUCT = []float64{0.5, 1.25, 4}[trial%3]
-		cfg.FPUReduction = []float64{0, 0.25, 1}[trial%3]
-		cfg.RootFPUReduction = 0.1
-		cfg.VirtualLoss = []float64{1, 3}[trial%2]
-		tr := newTree(t, cfg, Uniform{})
-		a := &tr.a
-		k := 1 + rng.IntN(40)
-		me := env.Color(rng.IntN(2))
-		a.nodes = append(a.nodes, node{parent: -1, toAct: env.White}) // a root above, so id 1 is interior
-		a.nodes = append(a.nodes, node{parent: 0, toAct: me, flags: flagExpanded, edges: 0, numEdges: uint16(k)})
-		priors := make([]float32, k)
-		for i := range priors {
-			priors[i] = float32(rng.ExpFloat64())
-		}
-		normalize(priors)
-		var sumN, inflight int32
-		for i := range k {
-			e := edge{child: unvisited, action: uint16(i), prior: encodePrior(priors[i])}
-			if rng.IntN(3) > 0 {
-				c := node{parent: 1, toAct: env.Color(rng.IntN(2)), visits: int32(rng.IntN(30))}
-				if rng.IntN(4) == 0 || c.visits == 0 {
-					c.inflight = uint16(1 + rng.IntN(3))
-				}
-				c.valueSum = float32(2*rng.Float64()-1) * float32(c.visits)
-				a.nodes = append(a.nodes, c)
-				e.child = int32(len(a.nodes) - 1)
-				sumN += c.visits
-				inflight += int32(c.inflight)
-			}
-			a.edges = append(a.edges, e)
-		}
-		a.nodes[1].visits = sumN + 1
-		a.nodes[1].inflight = uint16(inflight)
-		a.nodes[1].valueSum = float32(2*rng.Float64()-1) * float32(sumN+1)
-
-		// reference
-		nd := a.nodes[1]
-		parentQ := float64(nd.valueSum) / float64(nd.visits)
-		var mass float64
-		for _, e := range a.edges {
-			if e.child != unvisited {
-				mass += float64(e.prior.float())
-			}
-		}
-		fpu := parentQ - cfg.FPUReduction*math.Sqrt(mass)
-		sq := math.Sqrt(math.Max(float64(sumN+inflight), 1))
-		best, bestScore := -1, math.Inf(-1)
-		scores := make([]float64, k)
-		for i, e := range a.edges {
-			p := float64(e.prior.float())
-			q, n := fpu, 0.0
-			if e.child != unvisited {
-				c := a.nodes[e.child]
-				n = float64(c.visits) + float64(c.inflight)
-				w := float64(c.valueSum)
-				if c.toAct != me {
-					w = -w
-				}
-				q = (w - cfg.VirtualLoss*float64(c.inflight)) / n
-			}
-			scores[i] = q + cfg.CPUCT*p*sq/(1+n)
-			if scores[i] > bestScore {
-				best, bestScore = i, scores[i]
-			}
-		}
-		got := int(tr.puctChild(1))
-		if got != best && math.Abs(scores[got]-bestScore) > 1e-4 {
-			t.Fatalf("trial %d: chose edge %d (score %v), want %d (score %v)", trial, got, scores[got], best, bestScore)
-		}
-	}
-}
-
-// With equal priors and equal values every child ties: without ShuffleChildren the search always
-// plays the lowest action id (move-generation order decides); with it the choice is spread over the
-// legal actions, and the tree is still a valid tree.
-func TestShuffleChildrenBreaksTiesAtRandom(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Simulations, cfg.LeavesInFlight, cfg.DirichletFraction = 16, 1, 0
-	s := env.NewState(env.Blitz)
-	legal := s.LegalActions(nil)
-	for _, shuffle := range []bool{false, true} {
-		cfg.ShuffleChildren = shuffle
-		chosen := map[env.Action]int{}
-		for seed := uint64(0); seed < 40; seed++ {
-			tr := newTree(t, cfg, Uniform{})
-			tr.Reset(s)
-			res, err := tr.Search(seeded(seed))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTree(t, &tr.a, tr.Root())
-			chosen[res.Action]++
-		}
-		if !shuffle && (len(chosen) != 1 || chosen[legal[0]] != 40) {
-			t.Fatalf("without shuffling: chose %v, want always %s", chosen, legal[0])
-		}
-		if shuffle && len(chosen) < 20 {
-			t.Fatalf("with shuffling: only %d different actions in 40 searches: %v", len(chosen), chosen)
-		}
-	}
-}
-
-// samplePower draws ∝ x^(1/T): a Gumbel search's improved policy at the temperature of self-play's
-// first actions, and visit counts for PUCT.
-func TestSamplePowerFollowsTheTemperature(t *testing.T) {
-	policy := []float64{0.5, 0.3, 0.2, 0}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []struct {
-		temp float64
-		want []float64
-	}{
-		{1, []float64{0.5, 0.3, 0.2, 0}},
-		{0.5, []float64{0.25 / 0.38, 0.09 / 0.38, 0.04 / 0.38, 0}},
-	} {
-		counts := make([]int, len(policy))
-		const n = 20000
-		for range n {
-			counts[samplePower(len(policy), func(i int) float64 { return policy[i] }, 0, c.temp, rng)]++
-		}
-		for i, w := range c.want {
-			if got := float64(counts[i]) / n; math.Abs(got-w) > 0.015 {
-				t.Errorf("τ %g: action %d drawn %.3f, want %.3f", c.temp, i, got, w)
-			}
-		}
-	}
-}
-
-// A Gumbel search with a temperature samples its action from the improved policy; at 0 it plays
-// the sequential-halving winner.
-func TestGumbelTemperatureSamplesTheImprovedPolicy(t *testing.T) {
-	s := midgame(t, 7, 6)
-	cfg := DefaultConfig()
-	cfg.Simulations, cfg.Gumbel, cfg.GumbelScale = 64, true, 0
-	seen := map[env.Action]bool{}
-	for seed := uint64(1); seed <= 20; seed++ {
-		tr := newTree(t, cfg, Rollout{Playouts: 1, Seed: 3})
-		tr.Reset(s)
-		res, err := tr.Search(seeded(seed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen[res.Action] = true
-	}
-	if len(seen) != 1 {
-		t.Fatalf("deterministic Gumbel at temperature 0 chose %d actions", len(seen))
-	}
-	cfg.Temperature = 1
-	clear(seen)
-	for seed := uint64(1); seed <= 20; seed++ {
-		tr := newTree(t, cfg, Rollout{Playouts: 1, Seed: 3})
-		tr.Reset(s)
-		res, err := tr.Search(seeded(seed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c := child(res, res.Action); c.Policy <= 0 {
-			t.Fatalf("sampled %s outside the improved policy", res.Action)
-		}
-		seen[res.Action] = true
-	}
-	if len(seen) < 2 {
-		t.Fatalf("temperature 1 chose the same action in 20 searches")
 	}
 }

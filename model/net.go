@@ -84,6 +84,24 @@ type Batch struct {
 	Score []float32
 }
 
+// Resize sets N and the lengths of every slice (Mask and Score included) for n positions, reusing
+// their capacity. Contents are unspecified until filled.
+func (b *Batch) Resize(n int) {
+	b.N = n
+	b.Planes = resize(b.Planes, n*env.ObservationSize)
+	b.Mask = resize(b.Mask, n*env.NumActions)
+	b.Policy = resize(b.Policy, n*env.NumActions)
+	b.WDL = resize(b.WDL, n*NumWDL)
+	b.Score = resize(b.Score, n*NumScore)
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // Validate checks lengths and that targets are finite, non-negative and zero on illegal actions.
 // Rows need not sum exactly to 1 (the losses use them as given).
 func (b *Batch) Validate(numPlanes int) error {

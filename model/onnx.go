@@ -184,7 +184,7 @@ func WriteONNX(path string, c *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, b)
+	return writeFile(path, b)
 }
 
 // WriteInference exports a checkpoint in inference form (batch norm folded, no optimiser state) as a

@@ -197,7 +197,7 @@ func Fit(ctx context.Context, o FitOptions) (FitResult, error) {
 				}
 				return res, err
 			}
-			loss, err := o.Net.TrainStep(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Masks, Policy: db.Policy, WDL: db.WDL, Score: db.Score})
+			loss, err := o.Net.TrainStep(&db)
 			if err != nil {
 				return res, err
 			}
@@ -265,7 +265,7 @@ func measureSplit(net model.Net, recs []*datasets.Record, batch int, qmix float6
 			return s, err
 		}
 		pol, wdl = grow(pol, n*env.NumActions), grow(wdl, n*model.NumWDL)
-		if err := net.Predict(n, db.Planes, db.Masks, pol, wdl); err != nil {
+		if err := net.Predict(n, db.Planes, db.Mask, pol, wdl); err != nil {
 			return s, err
 		}
 		for i := 0; i < n; i++ {

@@ -118,12 +118,12 @@ func TestFitLossesMatchEvalLoss(t *testing.T) {
 	if err := w.Sample(rand.New(rand.NewPCG(1, 2)), 16, &db); err != nil {
 		t.Fatal(err)
 	}
-	want, err := net.EvalLoss(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Masks, Policy: db.Policy, WDL: db.WDL})
+	want, err := net.EvalLoss(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Mask, Policy: db.Policy, WDL: db.WDL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pol, wdl := make([]float32, 16*env.NumActions), make([]float32, 16*3)
-	if err := net.Predict(16, db.Planes, db.Masks, pol, wdl); err != nil {
+	if err := net.Predict(16, db.Planes, db.Mask, pol, wdl); err != nil {
 		t.Fatal(err)
 	}
 	var p, v float64

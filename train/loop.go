@@ -389,7 +389,7 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 			}
 			return tm, err
 		}
-		loss, err := net.TrainStep(&model.Batch{N: db.N, Planes: db.Planes, Mask: db.Masks, Policy: db.Policy, WDL: db.WDL, Score: db.Score})
+		loss, err := net.TrainStep(&db)
 		if err != nil {
 			return tm, err
 		}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/yinsh-zero/yinsh/datasets"
-	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -61,7 +60,7 @@ func saveUses(dir string, g int, w *datasets.Window) (string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, usesDir), 0o755); err != nil {
 		return "", err
 	}
-	return rel, model.WriteFileAtomic(filepath.Join(dir, rel), b)
+	return rel, atomicfile.WriteFile(filepath.Join(dir, rel), b)
 }
 
 // loadUses restores draw counts saved by saveUses into w.
@@ -154,9 +153,6 @@ func missing(done map[int]bool, first, n int) []int {
 	return out
 }
 
-// tempFile matches the temporary files of model.WriteFileAtomic (".NAME.tmp-RANDOM").
-var tempFile = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
-
 // cleanTemps removes the temporary files a killed run left in the run directory and its checkpoint
 // and window directories (a file being written atomically when the process died; the file it was to
 // replace is intact). Temporary shards are not removed here: the shard writer recovers their games.
@@ -170,7 +166,9 @@ func cleanTemps(dir string, log *slog.Logger) error {
 			return err
 		}
 		for _, e := range ents {
-			if e.Type().IsRegular() && tempFile.MatchString(e.Name()) {
+			// every temporary name any build wrote (atomicfile.IsTemp), except shards: a temporary
+			// shard's games are the shard writer's to recover
+			if e.Type().IsRegular() && atomicfile.IsTemp(e.Name()) && !datasets.IsTempShard(e.Name()) {
 				p := filepath.Join(d, e.Name())
 				if err := os.Remove(p); err != nil {
 					return err

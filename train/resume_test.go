@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -335,5 +336,43 @@ func TestResultsFormat(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 		os.Remove(p)
+	}
+}
+
+// TestCleanTemps: resuming removes the temporary files of every scheme a build wrote (a file being
+// written when the run was killed) from the run, checkpoint, window and plots directories, and keeps
+// everything else, temporary shards included (the shard writer recovers their games).
+func TestCleanTemps(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]bool{ // path: removed
+		".config.yaml.tmp-42":                true,
+		"checkpoints/.gen-0001.ckpt.tmp-123": true,
+		"window/.uses-0001.json.tmp-9":       true,
+		"plots/.loss.png.77.tmp":             true, // the old datasets scheme
+		"checkpoints/gen-0001.ckpt":          false,
+		"state.json":                         false,
+		"notes.tmp":                          false,
+		".shard-000001.yz.tmp-5":             false, // a shard in progress of a datasets --out run
+		"shard-000002.yz.6.tmp":              false,
+		"games/.shard-000000.yz.tmp-5":       false, // games/ is not looked at
+		"games/.gen-0001.ckpt.tmp-1":         false,
+	}
+	for p := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cleanTemps(dir, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	for p, removed := range files {
+		_, err := os.Stat(filepath.Join(dir, p))
+		if gone := os.IsNotExist(err); gone != removed {
+			t.Errorf("%s: removed %v, want %v", p, gone, removed)
+		}
 	}
 }

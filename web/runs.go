@@ -10,128 +10,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
 )
-
-// runsDir is the --runs directory. Every name a request gives (a run, a shard, an SGF file) must be
-// one plain path element, and what it names must resolve, symbolic links followed, inside the
-// directory: no request reads anything else.
-type runsDir struct {
-	root string // absolute, symbolic links resolved
-	// self is the name of the directory itself when it is a run (--runs runs/quickstart): it is
-	// then listed as a run of that name, unless a subdirectory has the name
-	self string
-
-	mu    sync.Mutex
-	cache map[string]shardSummary // by resolved path: the games of a shard as last read
-}
-
-// shardSummary is the listing of one shard file, valid while its size and time are the same (a
-// finished shard never changes; one being written grows).
-type shardSummary struct {
-	size  int64
-	mtime time.Time
-	games []gameSummary
-	used  bool // seen in the latest listing of its run (entries not seen are dropped)
-}
-
-func openRuns(dir string) (*runsDir, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, errors.New("web: --runs " + dir + " is not a directory")
-	}
-	rd := &runsDir{root: real, cache: map[string]shardSummary{}}
-	if base := filepath.Base(real); safeName.MatchString(base) && isRun(real) {
-		if _, err := os.Lstat(filepath.Join(real, base)); err != nil {
-			rd.self = base
-		}
-	}
-	return rd, nil
-}
-
-// isRun reports whether dir looks like a run: a metrics file or a games directory of shards.
-func isRun(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, "metrics.jsonl")); err == nil {
-		return true
-	}
-	fi, err := os.Stat(filepath.Join(dir, "games"))
-	return err == nil && fi.IsDir()
-}
-
-// safeName matches the names a request may give: one path element of ordinary characters, not
-// starting with a dot.
-var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$`)
-
-// within reports whether path, symbolic links resolved, lies inside root.
-func (rd *runsDir) within(path string) (string, bool) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(rd.root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return real, true
-}
-
-// resolve returns the path of elems under root (each a safe name) when it exists inside root; a
-// name that is not safe, escapes or does not exist is a 404 (the same answer, so a client learns
-// nothing about what lies outside).
-func (rd *runsDir) resolve(elems ...string) (string, error) {
-	p := rd.root
-	if len(elems) > 0 && rd.self != "" && elems[0] == rd.self {
-		p, elems = rd.root, elems[1:] // the directory itself
-		if len(elems) == 0 {
-			return p, nil
-		}
-	}
-	for _, e := range elems {
-		if !safeName.MatchString(e) || e == "." || e == ".." {
-			return "", errorf(http.StatusNotFound, "no such run or file %q", strings.Join(elems, "/"))
-		}
-		p = filepath.Join(p, e)
-	}
-	real, ok := rd.within(p)
-	if !ok {
-		return "", errorf(http.StatusNotFound, "no such run or file %q", strings.Join(elems, "/"))
-	}
-	return real, nil
-}
-
-// run returns the directory of a run.
-func (s *Server) run(r *http.Request) (string, error) {
-	if s.runs == nil {
-		return "", errorf(http.StatusNotFound, "the server was started without --runs")
-	}
-	dir, err := s.runs.resolve(r.PathValue("run"))
-	if err != nil {
-		return "", err
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", errorf(http.StatusNotFound, "no such run %q", r.PathValue("run"))
-	}
-	return dir, nil
-}
 
 type runSummary struct {
 	Name        string `json:"name"`
@@ -274,7 +159,12 @@ type shardFile struct {
 	live      bool
 }
 
-var liveShard = regexp.MustCompile(`^shard-[0-9]{6,9}\.yz\..*\.tmp$`)
+// isShard reports whether name is a finished shard's (datasets.ParseShardName: the names the
+// shard readers read, no others).
+func isShard(name string) bool {
+	_, ok := datasets.ParseShardName(name)
+	return ok
+}
 
 // shardDirs are where a run's shards are: games/ of a training run, the directory itself of
 // datasets generate or selfplay --out.
@@ -297,9 +187,9 @@ func (s *Server) shardFiles(dir string) []shardFile {
 				continue
 			}
 			switch {
-			case strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".yz"):
+			case isShard(n):
 				out = append(out, shardFile{sub: sub, name: n})
-			case liveShard.MatchString(n):
+			case datasets.IsTempShard(n):
 				out = append(out, shardFile{sub: sub, name: n, live: true})
 			}
 		}
@@ -367,11 +257,13 @@ func readShardGames(path string, live bool, fn func(i int, r *datasets.Record)) 
 	}
 }
 
-// runGames lists the games of a run's shards, reading only the shards that changed since the last
-// listing (event streams list them every poll).
+// runGames lists the games of a run's shards, reading only the shards that changed since they were
+// last read (see shardCache).
 func (s *Server) runGames(dir string) ([]gameSummary, int) {
 	var games []gameSummary
 	shards := 0
+	seen := map[string]bool{}
+	cache := &s.runs.cache
 	for _, sh := range s.shardFiles(dir) {
 		path, ok := s.runs.within(filepath.Join(dir, sh.sub, sh.name))
 		if !ok {
@@ -382,52 +274,35 @@ func (s *Server) runGames(dir string) ([]gameSummary, int) {
 			continue // renamed meanwhile (a finished shard): the next listing has it
 		}
 		shards++
-		rd := s.runs
-		rd.mu.Lock()
-		c, hit := rd.cache[path]
-		rd.mu.Unlock()
-		if !hit || c.size != fi.Size() || !c.mtime.Equal(fi.ModTime()) {
+		seen[path] = true
+		found, hit := cache.get(path, fi)
+		if !hit {
 			name := sh.name
 			if sh.sub != "" {
 				name = sh.sub + "~" + sh.name
 			}
-			c = shardSummary{size: fi.Size(), mtime: fi.ModTime()}
+			found = nil
 			readShardGames(path, sh.live, func(i int, r *datasets.Record) {
-				c.games = append(c.games, gameSummary{Shard: name, Index: i, ID: strconv.FormatUint(r.ID, 10), Generator: r.Generator,
+				found = append(found, gameSummary{Shard: name, Index: i, ID: strconv.FormatUint(r.ID, 10), Generator: r.Generator,
 					Variant: r.Variant.String(), Result: resultName(r.Outcome), Length: len(r.Actions), Live: sh.live})
 			})
+			cache.put(path, fi, found)
 		}
-		c.used = true
-		rd.mu.Lock()
-		rd.cache[path] = c
-		rd.mu.Unlock()
-		games = append(games, c.games...)
+		games = append(games, found...)
 	}
-	s.runs.sweep(dir)
+	if listHook != nil {
+		listHook()
+	}
+	cache.prune(dir, seen)
 	if len(games) > maxListedGames {
 		games = games[len(games)-maxListedGames:]
 	}
 	return games, shards
 }
 
-// sweep drops the cache entries of dir's shards that the latest listing did not see (temporary
-// shards renamed into finished ones), and marks the others unseen for the next listing.
-func (rd *runsDir) sweep(dir string) {
-	rd.mu.Lock()
-	defer rd.mu.Unlock()
-	prefix := dir + string(filepath.Separator)
-	for p, c := range rd.cache {
-		if !strings.HasPrefix(p, prefix) {
-			continue
-		}
-		if !c.used {
-			delete(rd.cache, p)
-			continue
-		}
-		c.used = false
-		rd.cache[p] = c
-	}
-}
+// listHook, when set by a test, is called by runGames between reading the shards and pruning the
+// cache: where another lister can run meanwhile.
+var listHook func()
 
 func (s *Server) handleRunGames(w http.ResponseWriter, r *http.Request) {
 	dir, err := s.run(r)
@@ -471,8 +346,8 @@ func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := filepath.Base(path)
-	live := liveShard.MatchString(base)
-	if !live && !(strings.HasPrefix(base, "shard-") && strings.HasSuffix(base, ".yz")) {
+	live := datasets.IsTempShard(base)
+	if !live && !isShard(base) {
 		writeError(w, http.StatusNotFound, "%q is not a shard", shard)
 		return
 	}

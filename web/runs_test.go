@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -191,7 +192,7 @@ func TestEvents(t *testing.T) {
 					t.Fatal(err)
 				}
 				return v
-			case <-time.After(5 * time.Second):
+			case <-time.After(time.Minute): // a guard against a hang, not a timing assertion
 				t.Fatalf("no %s event", want)
 			}
 		}
@@ -206,10 +207,9 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// (that a line being written is not sent until it is complete is TestReadMetricsPartialLine's)
 	half := metricsLine(3)
-	f.WriteString(half[:20]) // a line being written is not sent until it is complete
-	f.Sync()
-	time.Sleep(60 * time.Millisecond)
+	f.WriteString(half[:20])
 	f.WriteString(half[20:])
 	f.Close()
 	m := next("metrics")
@@ -244,5 +244,196 @@ func TestRunsSelf(t *testing.T) {
 		if status != 404 || strings.Contains(string(data), "TOPSECRET") {
 			t.Fatalf("%s: %d %s", p, status, data)
 		}
+	}
+}
+
+// TestRunsShardNames: only the names the shard readers read are listed as shards (datasets'
+// ParseShardName and IsTempShard), and a temporary shard's dot-name is readable only when it lies
+// inside the runs directory.
+func TestRunsShardNames(t *testing.T) {
+	runs, secret := makeRuns(t)
+	games := filepath.Join(runs, "r1", "games")
+	for _, n := range []string{"shard-7.yz", "shard-000005.yz.bak", "shard-0000005.yz", ".hidden.yz"} {
+		if err := os.WriteFile(filepath.Join(games, n), []byte("garbage"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(secret, ".shard-000008.yz.tmp-1")
+	if err := os.WriteFile(outside, []byte("TOPSECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(games, ".shard-000008.yz.tmp-1")); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, Options{Runs: runs})
+	var list struct {
+		Runs []runSummary `json:"runs"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs", nil, 200, &list)
+	if len(list.Runs) != 1 || list.Runs[0].Shards != 1 || list.Runs[0].Live != 1 {
+		t.Fatalf("runs %+v", list.Runs)
+	}
+	for _, n := range []string{"shard-7.yz", "shard-0000005.yz", ".hidden.yz", ".shard-000008.yz.tmp-1"} {
+		status, data := call(t, nil, "GET", ts.URL+"/api/runs/r1/games/games~"+n+"/0", nil)
+		if status != 404 || strings.Contains(string(data), "TOPSECRET") {
+			t.Fatalf("%s: %d %s", n, status, data)
+		}
+	}
+}
+
+// TestRunsCacheConcurrentListers: a listing that runs while another is in progress (here: one
+// complete listing between the other's reading and its pruning, the interleaving that made them
+// reset each other's cache) leaves the cache whole, so that a later listing of unchanged shards
+// reads none of them.
+func TestRunsCacheConcurrentListers(t *testing.T) {
+	runs, _ := makeRuns(t)
+	s, _ := newTestServer(t, Options{Runs: runs})
+	dir, err := s.runs.resolve("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { listHook = nil })
+	games, shards := s.runGames(dir)
+	if len(games) != 5 || shards != 2 {
+		t.Fatalf("%d games in %d shards", len(games), shards)
+	}
+	nested := false
+	listHook = func() {
+		if !nested {
+			nested = true
+			s.runGames(dir) // another lister, complete, in the middle of this one
+		}
+	}
+	before := s.runs.cache.readCount()
+	if games, _ := s.runGames(dir); len(games) != 5 {
+		t.Fatalf("%d games", len(games))
+	}
+	listHook = nil
+	if games, _ := s.runGames(dir); len(games) != 5 {
+		t.Fatalf("%d games", len(games))
+	}
+	if n := s.runs.cache.readCount() - before; n != 0 {
+		t.Fatalf("%d shards read again though none changed: the listers reset each other's cache", n)
+	}
+}
+
+// TestRunsCachePrune: the entry of a temporary shard is dropped once the shard is finalised (its
+// file renamed), by any listing.
+func TestRunsCachePrune(t *testing.T) {
+	runs, _, w := makeRunsWriter(t)
+	s, _ := newTestServer(t, Options{Runs: runs})
+	dir, err := s.runs.resolve("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.runGames(dir)
+	entries := func() (n int, temps int) {
+		s.runs.cache.mu.Lock()
+		defer s.runs.cache.mu.Unlock()
+		for p := range s.runs.cache.entries {
+			n++
+			if datasets.IsTempShard(filepath.Base(p)) {
+				temps++
+			}
+		}
+		return n, temps
+	}
+	if n, temps := entries(); n != 2 || temps != 1 {
+		t.Fatalf("%d entries, %d of temporary shards; want 2, 1", n, temps)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if games, shards := s.runGames(dir); len(games) != 5 || shards != 2 {
+		t.Fatalf("%d games in %d shards", len(games), shards)
+	}
+	if n, temps := entries(); n != 2 || temps != 0 {
+		t.Fatalf("%d entries, %d of temporary shards; want 2, 0", n, temps)
+	}
+}
+
+// TestRunsCacheRace lists a run from several goroutines while games are appended to it (run with
+// -race): no listing has a game twice or a game never written (a shard renamed while a listing runs
+// may be missing from it: the next has it), and the listing after the writer is done has them all.
+func TestRunsCacheRace(t *testing.T) {
+	runs, _, w := makeRunsWriter(t)
+	s, _ := newTestServer(t, Options{Runs: runs})
+	dir, err := s.runs.resolve("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const listers, rounds, extra = 4, 20, 6
+	done := make(chan error, listers)
+	for range listers {
+		go func() {
+			for range rounds {
+				games, _ := s.runGames(dir)
+				ids := map[string]bool{}
+				for _, g := range games {
+					if ids[g.ID] {
+						done <- errors.New("game " + g.ID + " listed twice")
+						return
+					}
+					ids[g.ID] = true
+				}
+				if len(games) > 5+extra {
+					done <- errors.New("listing of " + itoa(len(games)) + " games")
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range extra {
+		if err := w.Append(randomGame(rng, uint64(200+i), env.Blitz)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range listers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if games, _ := s.runGames(dir); len(games) != 5+extra {
+		t.Fatalf("%d games after the writer closed, want %d", len(games), 5+extra)
+	}
+}
+
+// TestReadMetricsPartialLine: a metrics line being written is left for the next read, which returns
+// it once complete; a file rewritten shorter starts again from the first line.
+func TestReadMetricsPartialLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "metrics.jsonl")
+	full := metricsLine(1) + metricsLine(2)
+	third := metricsLine(3)
+	if err := os.WriteFile(path, []byte(full+third[:20]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, off, reset, err := readMetrics(path, 0)
+	if err != nil || len(lines) != 2 || off != int64(len(full)) || reset {
+		t.Fatalf("%d lines, offset %d (want %d), reset %v, %v", len(lines), off, len(full), reset, err)
+	}
+	if lines, off2, _, err := readMetrics(path, off); err != nil || len(lines) != 0 || off2 != off {
+		t.Fatalf("the partial line: %d lines, offset %d, %v", len(lines), off2, err)
+	}
+	if err := os.WriteFile(path, []byte(full+third), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, off2, _, err := readMetrics(path, off)
+	if err != nil || len(lines) != 1 || off2 != int64(len(full+third)) {
+		t.Fatalf("the completed line: %d lines, offset %d, %v", len(lines), off2, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(lines[0], &m); err != nil || m["generation"].(float64) != 3 {
+		t.Fatalf("line %s: %v", lines[0], err)
+	}
+	if err := os.WriteFile(path, []byte(metricsLine(1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lines, _, reset, err := readMetrics(path, off2); err != nil || !reset || len(lines) != 1 {
+		t.Fatalf("after a rewrite: %d lines, reset %v, %v", len(lines), reset, err)
 	}
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/datasets/parquet"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -172,13 +174,13 @@ func datasetsExportRun(opts *DatasetsExportOptions) error {
 	if len(shards) == 0 {
 		return fmt.Errorf("%s: no shards", opts.In)
 	}
-	f, err := datasets.CreateAtomic(opts.Path, opts.Force)
+	f, err := atomicfile.Create(opts.Path, opts.Force)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s already exists (pass --force to overwrite it)", opts.Path)
 	} else if err != nil {
 		return err
 	}
-	rows, err := datasets.ExportParquet(f, opts.In)
+	rows, err := parquet.Export(f, opts.In)
 	if err != nil {
 		f.Abort()
 		return err

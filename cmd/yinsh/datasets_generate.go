@@ -19,6 +19,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/internal/progress"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
@@ -201,7 +202,7 @@ func prepareGenerateDir(dir string, want generateManifest) error {
 		return err
 	}
 	if shards, err := datasets.ListShards(dir); err == nil {
-		temps, _ := filepath.Glob(filepath.Join(dir, "shard-*.yz.*.tmp"))
+		temps, _ := datasets.TempShards(dir)
 		if n := len(shards) + len(temps); n > 0 {
 			return fmt.Errorf("%s holds %d shards but no %s: not a yinsh datasets generate directory (use another --out)", dir, n, generateManifestName)
 		}
@@ -213,7 +214,7 @@ func prepareGenerateDir(dir string, want generateManifest) error {
 	if err != nil {
 		return err
 	}
-	f, err := datasets.CreateAtomic(path, false)
+	f, err := atomicfile.Create(path, false)
 	if err != nil {
 		return err
 	}

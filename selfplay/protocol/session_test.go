@@ -251,9 +251,12 @@ func TestSessionRestartOncePerGame(t *testing.T) {
 	}
 	second := ss.Client()
 	start := time.Now()
-	if _, _, err3 := ss.Decide(s, 0); err3 != err2 || ss.Restarts() != 1 || time.Since(start) > 100*time.Millisecond {
-		t.Fatalf("third Decide in the game: %v, restarts %d, %v", err3, ss.Restarts(), time.Since(start))
-	}
+	within(t, "third Decide in the game", 10*time.Second, func() {
+		if _, _, err3 := ss.Decide(s, 0); err3 != err2 || ss.Restarts() != 1 {
+			t.Errorf("third Decide in the game: %v, restarts %d", err3, ss.Restarts())
+		}
+	})
+	timing(t, "third Decide in the game", time.Since(start), 100*time.Millisecond)
 	reaped(t, first)
 	reaped(t, second)
 	ss.NewGame(env.Standard)

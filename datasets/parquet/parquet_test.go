@@ -1,7 +1,9 @@
-package datasets
+package parquet
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,32 +11,86 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	parquetgo "github.com/parquet-go/parquet-go"
 
+	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
 )
 
-// exportFixture writes self-play-like games (one unfinished, one adjudicated) and the boardspace
-// records into a shard directory and exports it; it returns the records and the Parquet path.
-func exportFixture(t *testing.T) ([]*Record, string) {
+const boardspaceDir = "../../env/testdata/boardspace"
+
+// fixtureRecords returns the boardspace records, the first three given search-like targets (a
+// policy over some legal actions at three positions in four, none at the fourth, a root WDL at every
+// other one), the
+// fourth cut in half and adjudicated, the fifth cut to 20 plies and unfinished.
+func fixtureRecords(t *testing.T) []*datasets.Record {
 	t.Helper()
-	dir := t.TempDir()
-	recs := testRecords(6, 30)
-	files, _ := SGFFiles(boardspaceDir)
-	for _, f := range files[:2] {
-		r, err := ReadSGFFile(f)
+	files, err := datasets.SGFFiles(boardspaceDir)
+	if err != nil || len(files) < 5 {
+		t.Fatalf("boardspace records %v, %v", files, err)
+	}
+	var recs []*datasets.Record
+	for k, f := range files[:5] {
+		r, err := datasets.ReadSGFFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if k < 3 {
+			s := env.NewState(r.Variant)
+			var legal []env.Action
+			for i, a := range r.Actions {
+				legal = s.LegalActions(legal[:0])
+				tg := &r.Targets[i]
+				tg.Policy = nil // one position in four is not a training target
+				if n := min(len(legal), 1+(i+k)%5); (i+k)%4 != 0 {
+					total := float32(n * (n + 1) / 2)
+					for j := range n {
+						tg.Policy = append(tg.Policy, datasets.PolicyEntry{Action: uint16(legal[j]), Prob: float32(j+1) / total})
+					}
+				}
+				if i%2 == 0 {
+					tg.RootWDL = [3]float32{0.5, 0.25, 0.25}
+				}
+				if err := s.ApplyAction(a); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		switch k {
+		case 3:
+			r.Actions, r.Targets, r.Outcome = r.Actions[:len(r.Actions)/2], r.Targets[:len(r.Targets)/2], env.WhiteWins
+		case 4:
+			r.Actions, r.Targets, r.Outcome = r.Actions[:20], r.Targets[:20], env.Ongoing
+		}
 		recs = append(recs, r)
 	}
-	writeShard(t, dir, 3, recs)
+	return recs
+}
+
+// exportFixture writes the fixture records into a shard directory and exports it; it returns the
+// records and the Parquet path.
+func exportFixture(t *testing.T) ([]*datasets.Record, string) {
+	t.Helper()
+	dir := t.TempDir()
+	recs := fixtureRecords(t)
+	w, err := datasets.NewWriter(dir, datasets.WriterOptions{GamesPerShard: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "positions.parquet")
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := ExportParquet(f, dir)
+	n, err := Export(f, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +109,7 @@ func exportFixture(t *testing.T) ([]*Record, string) {
 
 func TestParquetRowsMeaning(t *testing.T) {
 	recs, path := exportFixture(t)
-	rows, err := parquet.ReadFile[ParquetRow](path)
+	rows, err := parquetgo.ReadFile[Row](path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +202,9 @@ func TestParquetReadByPyarrow(t *testing.T) {
 	if len(got.Types) != len(wantTypes) {
 		t.Errorf("columns %v", got.Types)
 	}
-	var want []ParquetRow
+	var want []Row
 	for gi, r := range recs {
-		rows, err := ParquetRows(int64(gi), r)
+		rows, err := Rows(int64(gi), r)
 		if err != nil {
 			t.Fatal(err)
 		}

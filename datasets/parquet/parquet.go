@@ -1,16 +1,20 @@
-package datasets
+// Package parquet exports game records as Parquet, one row per position, for pandas, pyarrow and
+// other data tools. It is its own package so that the packages reading and writing shards (and
+// everything that imports them: selfplay, train) do not link parquet-go.
+package parquet
 
 import (
 	"fmt"
 	"io"
 
-	"github.com/parquet-go/parquet-go"
+	parquetgo "github.com/parquet-go/parquet-go"
 
+	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
 )
 
-// ParquetRow is one position of the Parquet export (pandas and pyarrow read it as one column each).
-type ParquetRow struct {
+// Row is one position of the Parquet export (pandas and pyarrow read it as one column each).
+type Row struct {
 	Game      int64  `parquet:"game"`    // 0-based game number in export order
 	GameID    uint64 `parquet:"game_id"` // the record's ID
 	Ply       int32  `parquet:"ply"`     // 0-based position in the game
@@ -30,14 +34,14 @@ type ParquetRow struct {
 	ValueTarget *float32 `parquet:"value_target,optional"`
 }
 
-// ParquetRows returns the rows of one record; game is its number in the export.
-func ParquetRows(game int64, r *Record) ([]ParquetRow, error) {
-	rows := make([]ParquetRow, len(r.Actions))
+// Rows returns the rows of one record; game is its number in the export.
+func Rows(game int64, r *datasets.Record) ([]Row, error) {
+	rows := make([]Row, len(r.Actions))
 	s := env.NewState(r.Variant)
 	for i, a := range r.Actions {
 		t := &r.Targets[i]
 		row := &rows[i]
-		*row = ParquetRow{
+		*row = Row{
 			Game: game, GameID: r.ID, Ply: int32(i), Variant: r.Variant.String(), Generator: r.Generator,
 			Position: s.Text(), Side: "wb"[s.CurrentPlayer() : s.CurrentPlayer()+1], Action: a.String(),
 			ActionID: int32(a), Target: t.IsTarget(),
@@ -48,7 +52,7 @@ func ParquetRows(game int64, r *Record) ([]ParquetRow, error) {
 			row.PolicyActions[k], row.PolicyProbs[k] = int32(e.Action), e.Prob
 		}
 		if r.Outcome != env.Ongoing {
-			v := ValueFor(r.Outcome, s.CurrentPlayer())
+			v := datasets.ValueFor(r.Outcome, s.CurrentPlayer())
 			x := v[0] - v[2]
 			row.ValueTarget = &x
 		}
@@ -59,14 +63,14 @@ func ParquetRows(game int64, r *Record) ([]ParquetRow, error) {
 	return rows, nil
 }
 
-// ExportParquet writes every position of every finished shard of dir to w as Parquet (zstd
-// compressed) and returns the number of rows. Damaged shards and illegal records are errors.
-func ExportParquet(w io.Writer, dir string) (int64, error) {
-	pw := parquet.NewGenericWriter[ParquetRow](w, parquet.Compression(&parquet.Zstd),
-		parquet.CreatedBy("yinsh-zero", "1", ""))
+// Export writes every position of every finished shard of dir to w as Parquet (zstd compressed) and
+// returns the number of rows. Damaged shards and illegal records are errors.
+func Export(w io.Writer, dir string) (int64, error) {
+	pw := parquetgo.NewGenericWriter[Row](w, parquetgo.Compression(&parquetgo.Zstd),
+		parquetgo.CreatedBy("yinsh-zero", "1", ""))
 	var games, rows int64
-	err := ScanDir(dir, func(shard string, index int, r *Record) error {
-		rs, err := ParquetRows(games, r)
+	err := datasets.ScanDir(dir, func(shard string, index int, r *datasets.Record) error {
+		rs, err := Rows(games, r)
 		if err != nil {
 			return fmt.Errorf("%s: record %d: %w", shard, index+1, err)
 		}
