@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,56 @@ func TestEngineGumbelMoveTime(t *testing.T) {
 				t.Fatalf("genmove answered %q, not a legal first action", a.Text)
 			}
 		})
+	}
+}
+
+// TestEngineTimedGumbelHalves: yinsh engine --gumbel, set movetime, genmove_info: the search halves
+// on the clock, so its candidates' visits are far from flat. A search planned for 10,000,000
+// simulations and cut off by the clock never halved: a round-robin over its 16 candidates, every
+// one within a visit of the others. The check needs about 10 rounds over the candidates (the
+// test logs the visits; on a machine too loaded for that it says so and checks only the memory). Whatever the load,
+// the decision must not allocate the table of a plan for the 10,000,000-simulation cap.
+func TestEngineTimedGumbelHalves(t *testing.T) {
+	ck := checkpointFile(t)
+	e := newEngine(t, Options{Player: ck, Search: selfplay.Search{Sims: 16, Gumbel: true}, Variant: env.Blitz})
+	defer e.Close()
+	if a := ask(t, e, "set movetime 200"); !a.OK {
+		t.Fatalf("set movetime: %s (the search's validation refuses a timed Gumbel search)", a.Text)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	a := ask(t, e, "genmove_info")
+	runtime.ReadMemStats(&m1)
+	if !a.OK {
+		t.Fatal(a.Text)
+	}
+	// the plan for 10,000,000 simulations alone was a 40 MB table, however few simulations ran
+	if mb := float64(m1.TotalAlloc-m0.TotalAlloc) / (1 << 20); mb > 20 {
+		t.Errorf("a 200 ms timed Gumbel decision allocated %.1f MB: it planned for its 10,000,000-simulation cap", mb)
+	}
+	var visits []int
+	for _, line := range strings.Split(a.Text, "\n") {
+		var tok string
+		var prior float64
+		var v int
+		if _, err := fmt.Sscanf(line, "top %s prior %f visits %d", &tok, &prior, &v); err == nil {
+			visits = append(visits, v)
+		}
+	}
+	t.Logf("top visits %v", visits)
+	if len(visits) < 8 {
+		t.Fatalf("%d top lines in %q", len(visits), a.Text)
+	}
+	sum := 0
+	for _, v := range visits {
+		sum += v
+	}
+	if sum < 80 { // 10 rounds of a round-robin over 16 candidates give the top 8 at least 80 visits
+		t.Logf("only %d visits among the top 8 in 200 ms: too few rounds to tell halving from a round-robin", sum)
+		return
+	}
+	if hi, lo := visits[0], visits[len(visits)-1]; hi < 2*lo {
+		t.Errorf("top visits %v: flat, the search did not halve", visits)
 	}
 }
 
