@@ -82,6 +82,7 @@ func serveFor(t *testing.T, opts *ServeOptions) (string, *bytes.Buffer) {
 		_, port, _ := net.SplitHostPort(a.String())
 		return "http://127.0.0.1:" + port, &out
 	case err := <-done:
+		done <- nil // the cleanup reads done too: without this a server that failed to start hung the test until its timeout
 		t.Fatalf("serve ended: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not start")
