@@ -36,7 +36,7 @@ func checkpointName(path string) string {
 // netCache keeps the network of the checkpoint loaded last, so that what rebuilds the player
 // (set sims, set movetime, set seed, set player with the same file, newgame with another variant)
 // and the analysis searcher reuse it instead of reading and decoding the file again. The network's
-// weights never change (gonum.Net.Predict is safe for concurrent use), so the player's batcher and
+// weights never change (model.Net.Predict is safe for concurrent use), so the player's batcher and
 // the searcher's can share it. A file that changed on disk since it was loaded (another size or
 // modification time: a training run writing a new checkpoint over it) is loaded anew.
 type netCache struct {
