@@ -10,7 +10,6 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
-	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -20,11 +19,9 @@ type AnalyzeOptions struct {
 	In     io.Reader
 	Out    io.Writer
 	Player string
-	Sims   int
-	Mix    float64
-	// Gumbel and Leaves are checkpoint players' search settings, as in arena, play and engine.
-	Gumbel   bool
-	Leaves   int
+	// Search is the player's search settings (--sims, --gumbel, --leaves-in-flight,
+	// --rollout-mix): the one type every command builds players with; analysis searches with it.
+	selfplay.Search
 	Variant  env.Variant
 	Seed     uint64
 	Parallel int
@@ -38,6 +35,7 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 	opts := &AnalyzeOptions{}
 	var variant string
 	var asJSON bool
+	var mix float64
 	cmd := &cobra.Command{
 		Use:   "analyze --json --player PLAYER [--sims N] [--parallel N] [--variant standard|blitz]",
 		Short: "Analyse positions sent as JSON requests on stdin, one JSON answer a line on stdout",
@@ -58,12 +56,13 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
 				return err
 			}
-			if err := checkSearchFlags(opts.Mix, opts.Sims, 0, opts.Leaves); err != nil {
+			if err := checkSearchFlags(mix, opts.Sims, 0, opts.LeavesInFlight); err != nil {
 				return err
 			}
 			if opts.Parallel < 1 || opts.Parallel > 1024 {
 				return fmt.Errorf("--parallel must be in [1, 1024], got %d", opts.Parallel)
 			}
+			opts.RolloutMix = float32(mix)
 			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
 			if runF != nil {
 				return runF(opts)
@@ -75,9 +74,9 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON requests on stdin, one JSON answer a line on stdout (required)")
 	cmd.Flags().StringVar(&opts.Player, "player", "rollout:200", "player: rollout:N or a checkpoint file (searched, with statistics), or random, heuristic, engine:\"CMD\"")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations of checkpoint players for requests without sims or movetime (rollout:N uses N)")
-	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	cmd.Flags().Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT), in analysis as in play")
-	cmd.Flags().IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
+	cmd.Flags().IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	cmd.Flags().IntVar(&opts.Parallel, "parallel", engine.DefaultJSONParallel, "requests searched at once")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the searches")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "variant of requests that name none: standard or blitz")
@@ -93,12 +92,7 @@ func analyzeRun(ctx context.Context, opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	leaves := opts.Leaves
-	if leaves == 0 {
-		leaves = mcts.DefaultConfig().LeavesInFlight
-	}
-	set := selfplay.Search{Sims: opts.Sims, Gumbel: opts.Gumbel, LeavesInFlight: leaves, RolloutMix: float32(opts.Mix)}
 	return engine.RunJSON(ctx, opts.In, opts.Out, engine.JSONOptions{
-		Player: opts.Player, Search: set, Variant: opts.Variant, Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
+		Player: opts.Player, Search: opts.Search, Variant: opts.Variant, Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
 	})
 }

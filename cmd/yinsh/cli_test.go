@@ -246,7 +246,7 @@ func TestPlayFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !got.Gumbel || got.Leaves != 4 || got.Variant != env.Blitz {
+	if !got.Gumbel || got.LeavesInFlight != 4 || got.Variant != env.Blitz {
 		t.Fatalf("options %+v", got)
 	}
 	for _, c := range []struct {
