@@ -152,11 +152,11 @@ func (e reportError) Unwrap() error { return e.err }
 // base is the player's search (searcher.cfg). A PUCT chunk runs at most chunkTime (it then overruns
 // by at most one batch of leaves), so the search looks at its stop condition and can report that
 // often; PUCT chunks add up to the one search the player would run. A Gumbel search plans its
-// sequential halving for the simulations it is given, so a Gumbel search is one chunk for the whole
-// budget (its simulations, or a purely timed search for a move time alone, as a player given
-// --movetime without --sims): with the player's own budget (searcher.ownBudget) it is exactly the
-// search the player decides with. Without a budget (stopped only by stop), each Gumbel chunk is
-// the player's own search, on top of the visits already in the tree.
+// sequential halving for the simulations (and the time) it is given, so a Gumbel chunk is the
+// player's whole search (base's simulations and move time) on top of the visits already in the
+// tree, cut to what is left of the budget: with the player's own budget (searcher.ownBudget) it is
+// one chunk, exactly the search the player decides with; a larger budget, or none, repeats it,
+// and stop is looked at after each.
 func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxBytes int, stop func() bool,
 	report func(res *mcts.Result, sims int, elapsed time.Duration) error) (*mcts.Result, int, error) {
 	start := time.Now()
@@ -189,15 +189,15 @@ func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxByt
 func chunkConfig(base mcts.Config, b budget, sims int, elapsed time.Duration) mcts.Config {
 	cfg := base
 	left := max(b.MoveTime-elapsed, time.Microsecond) // what is left of a move time
-	if base.Gumbel {
-		switch {
-		case b.Sims > 0:
-			cfg.Simulations = b.Sims - sims
-		case b.MoveTime > 0:
-			cfg.Simulations = selfplay.MaxSims // a move time alone: a purely timed search, as the player's
+	if base.Gumbel { // the player's own search, cut to what is left of the budget
+		if b.Sims > 0 {
+			cfg.Simulations = min(cfg.Simulations, b.Sims-sims)
 		}
 		if b.MoveTime > 0 {
 			cfg.MoveTime = left
+			if base.MoveTime > 0 {
+				cfg.MoveTime = min(base.MoveTime, left)
+			}
 		}
 		return cfg
 	}
