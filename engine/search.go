@@ -189,7 +189,8 @@ func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxByt
 func chunkConfig(base mcts.Config, b budget, sims int, elapsed time.Duration) mcts.Config {
 	cfg := base
 	left := max(b.MoveTime-elapsed, time.Microsecond) // what is left of a move time
-	if base.Gumbel { // the player's own search, cut to what is left of the budget
+	// Gumbel: the player's own search, cut to what is left of the budget
+	if base.Gumbel {
 		if b.Sims > 0 {
 			cfg.Simulations = min(cfg.Simulations, b.Sims-sims)
 		}
