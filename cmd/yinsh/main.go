@@ -55,6 +55,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}")
 	addLogFlags(root)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newPerftCmd(),
 		newReplayCmd(),
