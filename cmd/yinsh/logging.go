@@ -17,7 +17,8 @@ import (
 	"github.com/yinsh-zero/yinsh/internal/progress"
 )
 
-// The CLI's logs. Every command logs through newLogger, configured by the root's persistent flags
+// The CLI's logs. Every command logs through newLogger(cmd, default) or, in a run function that has
+// the command's context, logFor(ctx, opts.Err, default), configured by the root's persistent flags
 // --log-level (debug, info, warn, error; unset: the command's own default, info for most) and
 // --log-format (text or json), to the command's standard error:
 //
@@ -44,14 +45,51 @@ func addLogFlags(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions([]string{"debug", "info", "warn", "error"}, done))
 	_ = root.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions(logFormats, done))
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		if _, _, err := logSettings(cmd, slog.LevelInfo); err != nil {
+		_, format, err := logSettings(cmd, slog.LevelInfo) // refuses bad values
+		if err != nil {
 			return err
 		}
+		ls := logSetup{format: format}
+		if f := cmd.Flag("log-level"); f != nil && f.Value.String() != "" {
+			l, _ := parseLogLevel(f.Value.String())
+			ls.level = &l
+		}
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		cmd.SetContext(context.WithValue(ctx, logSetupKey{}, ls))
 		if progress.IsTerminal(cmd.ErrOrStderr()) {
 			slog.SetDefault(newLogger(cmd, slog.LevelInfo))
 		}
 		return nil
 	}
+}
+
+// logSetup is what the global flags asked for, kept in the command's context for logFor.
+type logSetup struct {
+	level  *slog.Level // nil: the command's default
+	format string
+}
+
+type logSetupKey struct{}
+
+// logFor returns the CLI's logger writing to w (a command's standard error, opts.Err) for the
+// command whose context is ctx: the --log-level and --log-format the command was run with, def the
+// level when --log-level is unset. A context without them (a test calling a run function directly)
+// gives def and text: on a writer that is not a terminal, slog's text handler as before.
+// Commands whose run function takes (ctx, opts) call it as logFor(ctx, opts.Err, slog.LevelInfo).
+func logFor(ctx context.Context, w io.Writer, def slog.Level) *slog.Logger {
+	level, format := def, "text"
+	if ctx != nil {
+		if ls, ok := ctx.Value(logSetupKey{}).(logSetup); ok {
+			if ls.level != nil {
+				level = *ls.level
+			}
+			format = ls.format
+		}
+	}
+	return slog.New(logHandler(w, level, format))
 }
 
 // logSettings reads --log-level (def when unset) and --log-format as cmd sees them. A command with

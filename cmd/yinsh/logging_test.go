@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,3 +166,31 @@ func TestHumanLogsAboveBar(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestLogFor: a run function's logger follows the flags the command ran with (through its context)
+// and is slog's text handler, as before, without them.
+func TestLogFor(t *testing.T) {
+	root := newRootCmd()
+	var got *slog.Logger
+	var out bytes.Buffer
+	root.AddCommand(&cobra.Command{Use: "probe", RunE: func(cmd *cobra.Command, _ []string) error {
+		got = logFor(cmd.Context(), &out, slog.LevelInfo)
+		return nil
+	}})
+	root.SetArgs([]string{"probe", "--log-level", "warn", "--log-format", "json"})
+	root.SetOut(&out)
+	root.SetErr(&out)
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	got.Info("hidden")
+	got.Warn("shown")
+	if s := out.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, `"msg":"shown"`) {
+		t.Errorf("with flags: %q", s)
+	}
+	var plain bytes.Buffer
+	logFor(context.Background(), &plain, slog.LevelInfo).Info("x")
+	if s := plain.String(); !strings.HasPrefix(s, "time=") || !strings.HasSuffix(s, " level=INFO msg=x\n") {
+		t.Errorf("without: %q", s)
+	}
+}
