@@ -74,7 +74,7 @@ func TestModelInfo(t *testing.T) {
 	cfg, _ := model.Preset("tiny")
 	st, _ := os.Stat(ck)
 	for _, want := range []string{
-		"kind: training\n", "variant: blitz\n", "run: unknown\n", "generation: unknown\n", "step: 0\n",
+		"kind: training", "variant: blitz\n", "run: unknown\n", "generation: unknown\n", "step: 0\n",
 		"encoding version: ", "net: tiny: 2 blocks x 16 channels",
 		"parameters: " + itoa64(model.ParamCount(cfg, model.KindTraining)) + "\n",
 		"flops per position: " + itoa64(cfg.FLOPsPerPosition()) + " ",
@@ -190,7 +190,7 @@ func TestExportForceAndMetadata(t *testing.T) {
 		t.Fatal(errs)
 	}
 	out, _, _ := runCLI(t, "", "model", "info", st)
-	if !strings.Contains(out, "kind: inference\n") || !strings.Contains(out, "variant: blitz\n") {
+	if !strings.Contains(out, "kind: inference (") || !strings.Contains(out, "variant: blitz\n") {
 		t.Errorf("the inference file lost the variant:\n%s", out)
 	}
 }
