@@ -213,8 +213,8 @@ func TestModelInfoSaysWhatTheFileIs(t *testing.T) {
 	os.WriteFile(parquet, []byte("PAR1\x15\x00rest of a parquet file"), 0o644)
 	for path, want := range map[string]string{
 		filepath.Join(shards, "shard-000000.yz"): "is a dataset shard, not a checkpoint: use yinsh datasets games",
-		text:    "is a text file, not a checkpoint",
-		parquet: "is a Parquet file, not a checkpoint",
+		text:                                     "is a text file, not a checkpoint",
+		parquet:                                  "is a Parquet file, not a checkpoint",
 	} {
 		if _, errs, code := runCLI(t, "", "model", "info", path); code == 0 || !strings.Contains(errs, want) {
 			t.Errorf("model info %s: code %d err %q, want %q", path, code, errs, want)
