@@ -16,6 +16,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/cluster"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/loopback"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -591,7 +592,7 @@ func (c *ClusterConfig) validate() error {
 			if _, perr := strconv.Atoi(port); err != nil || perr != nil {
 				return fmt.Errorf("cluster.listen = %q, want host:port", c.Listen)
 			}
-			if !cluster.IsLoopback(host) && c.WorkerCreds == "" {
+			if !loopback.Host(host) && c.WorkerCreds == "" {
 				return fmt.Errorf("cluster.listen = %q is not loopback: other machines' workers need credentials (set cluster.worker_creds)", c.Listen)
 			}
 		}

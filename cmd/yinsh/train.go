@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/yinsh-zero/yinsh/cluster/natsserver"
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -104,6 +105,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	}
 	return train.Train(ctx, train.Options{
 		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Init: opts.Init, Out: opts.Out, Progress: opts.Err, Log: logger,
+		StartServer: natsserver.Starter,
 	})
 }
 
