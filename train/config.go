@@ -124,29 +124,42 @@ type NetConfig struct {
 }
 
 // SelfPlayConfig is the self-play phase of a generation.
+//
+// Four search settings are fixed, not keys (Config.SelfPlaySettings keeps mcts.DefaultConfig's
+// values; configs/*.yaml say so too): the root's first-play-urgency reduction 0.1 (PUCT only:
+// fpu_reduction is the one below the root), the virtual loss 1 that each of a tree's in-flight
+// leaves counts for (PUCT only: Gumbel selection counts them as visits), the Gumbel noise scale 1
+// (self-play always samples Gumbel-top-k's noise; evaluation games use 0) and Gumbel's c_visit 50
+// (σ(q̂) = (50 + max visits)·gumbel_c_scale·q̂, mctx's maxvisit_init). Under Gumbel, c_puct,
+// fpu_reduction and the Dirichlet noise are unused: the root is searched by sequential halving and
+// the interior by the improved policy.
 type SelfPlayConfig struct {
-	Games               int     `yaml:"games"`                 // games per generation
-	Parallel            int     `yaml:"parallel"`              // games played at once (one search tree each)
-	BatchSize           int     `yaml:"batch_size"`            // leaves per network call (batching evaluator)
-	Simulations         int     `yaml:"simulations"`           // simulations per full search
-	FastSimulations     int     `yaml:"fast_simulations"`      // playout-cap randomisation: fast search budget (0: off)
-	FullFraction        float64 `yaml:"full_fraction"`         // share of searches that are full (training targets)
-	Gumbel              bool    `yaml:"gumbel"`                // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
-	GumbelConsidered    int     `yaml:"gumbel_considered"`     // Gumbel-top-k: root actions considered
-	GumbelCScale        float64 `yaml:"gumbel_c_scale"`        // Gumbel: weight of the rescaled completed Q in the improved-policy target
-	CPUCT               float64 `yaml:"c_puct"`                // PUCT exploration constant
-	FPUReduction        float64 `yaml:"fpu_reduction"`         // first-play-urgency reduction below the root
-	DirichletAlpha      float64 `yaml:"dirichlet_alpha"`       // root noise concentration (PUCT)
-	DirichletFraction   float64 `yaml:"dirichlet_fraction"`    // root noise weight (PUCT)
-	TemperatureActions  int     `yaml:"temperature_actions"`   // first actions of a game sampled at temperature
-	Temperature         float64 `yaml:"temperature"`           // temperature for those actions (later ones greedy)
+	Games             int     `yaml:"games"`              // games per generation
+	Parallel          int     `yaml:"parallel"`           // games played at once (one search tree each)
+	BatchSize         int     `yaml:"batch_size"`         // leaves per network call (batching evaluator)
+	Simulations       int     `yaml:"simulations"`        // simulations per full search
+	FastSimulations   int     `yaml:"fast_simulations"`   // playout-cap randomisation: fast search budget (0: off)
+	FullFraction      float64 `yaml:"full_fraction"`      // share of searches that are full (training targets)
+	Gumbel            bool    `yaml:"gumbel"`             // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
+	GumbelConsidered  int     `yaml:"gumbel_considered"`  // Gumbel-top-k: root actions considered
+	GumbelCScale      float64 `yaml:"gumbel_c_scale"`     // Gumbel: weight of the rescaled completed Q in the improved-policy target
+	CPUCT             float64 `yaml:"c_puct"`             // PUCT exploration constant (PUCT only)
+	FPUReduction      float64 `yaml:"fpu_reduction"`      // first-play-urgency reduction below the root (PUCT only; the root's is fixed at 0.1)
+	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // root noise concentration (PUCT only)
+	DirichletFraction float64 `yaml:"dirichlet_fraction"` // root noise weight (PUCT only)
+	// TemperatureActions: the first actions of a game are sampled at temperature τ, later ones are
+	// greedy. PUCT samples visits^(1/τ); Gumbel samples its improved policy^(1/τ) instead of playing
+	// the sequential-halving winner, on top of Gumbel-top-k's own noise (0: that noise is the only
+	// exploration, the default and every shipped config's choice).
+	TemperatureActions  int     `yaml:"temperature_actions"`
+	Temperature         float64 `yaml:"temperature"`           // τ for those actions
 	TreeReuse           bool    `yaml:"tree_reuse"`            // keep the subtree between actions
 	ResignThreshold     float64 `yaml:"resign_threshold"`      // resign below this root value (-1: never)
 	ResignConsecutive   int     `yaml:"resign_consecutive"`    // … for this many consecutive own searches
 	ResignCheckFraction float64 `yaml:"resign_check_fraction"` // share of games played out to count false resignations
 	RolloutMix          float64 `yaml:"rollout_mix"`           // leaf value = (1-λ)·network + λ·random rollout (AlphaGo); 0: pure AlphaZero
 	RolloutPlayouts     int     `yaml:"rollout_playouts"`      // random playouts per leaf when rollout_mix > 0 (their mean is the rollout value)
-	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (virtual loss keeps them apart); 1: sequential search
+	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (PUCT: virtual loss keeps them apart; Gumbel: they count as visits); 1: sequential search
 	// Opponents (random, heuristic, rollout:N) play one colour of a share OpponentFraction of the
 	// games instead of the network's search (drawn per game); their actions are not policy targets.
 	Opponents        []string `yaml:"opponents"`
@@ -201,7 +214,7 @@ func DefaultConfig() Config {
 		SelfPlay: SelfPlayConfig{
 			Games: 64, Parallel: 32, BatchSize: 32, Simulations: 64, FastSimulations: 0, FullFraction: 1,
 			Gumbel: true, GumbelConsidered: 16, GumbelCScale: 0.1, CPUCT: 1.25, FPUReduction: 0.25,
-			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 20, Temperature: 1,
+			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 0, Temperature: 1,
 			TreeReuse: true, ResignThreshold: -1, ResignConsecutive: 3, ResignCheckFraction: 0.1,
 			LeavesInFlight: 8, RolloutPlayouts: 1,
 		},
