@@ -291,8 +291,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 	waitFor(t, 60*time.Second, "two more games", func() bool { return len(published(workers)) >= before+2 }, all...)
 	trainer.kill(t)
 	if srv != nil {
-		srv.kill(t)
-		time.Sleep(300 * time.Millisecond)
+		srv.kill(t) // returns once the process has exited (its port and store lock released)
 		srv = startServer()
 	}
 	resumed := startProc(t, "resumed trainer", bin, "train", "--run", runDir, "--resume")
