@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/suggest"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
@@ -356,7 +357,7 @@ func suggestFlags(cmd *cobra.Command, tried string) []string {
 		far = 3
 	}
 	for _, f := range flags {
-		if d := editDistance(tried, f.Name); d <= far {
+		if d := suggest.EditDistance(tried, f.Name); d <= far {
 			add(f.Name, d)
 		} else if min(len(tried), len(f.Name)) >= 3 && (strings.HasPrefix(f.Name, tried) || strings.HasPrefix(tried, f.Name)) {
 			add(f.Name, far+1)

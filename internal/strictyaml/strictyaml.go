@@ -10,6 +10,7 @@ package strictyaml
 
 import (
 	"fmt"
+	"github.com/yinsh-zero/yinsh/internal/suggest"
 	"reflect"
 	"sort"
 	"strings"
@@ -226,40 +227,8 @@ func unline(n *yaml.Node) {
 }
 
 // Closest returns the candidate nearest to s by edit distance, if it is near enough to be a typo
-// (at most max(2, len(s)/4) edits), else "".
-func Closest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(s)/4) {
-		return best
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// (suggest.Closest).
+func Closest(s string, candidates []string) string { return suggest.Closest(s, candidates) }
 
 var unmarshaler = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
 
