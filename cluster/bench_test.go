@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/yinsh-zero/yinsh/cluster"
+	"github.com/yinsh-zero/yinsh/cluster/natsserver"
 	"github.com/yinsh-zero/yinsh/datasets"
 )
 
@@ -76,13 +78,13 @@ func BenchmarkBrokerOnly(b *testing.B) {
 func benchJetStream(b *testing.B, write bool) {
 	games := benchGames(512)
 	dir := b.TempDir()
-	srv, err := StartServer(ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "bench", Log: quiet})
+	srv, err := natsserver.Start(cluster.ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "bench", Log: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: srv.URL(), Creds: srv.TrainerCreds()}, Run: "bench", Fresh: true, Log: quiet})
+	tr, err := cluster.OpenTrainer(ctx, cluster.TrainerOptions{Conn: cluster.ConnOptions{URL: srv.URL(), Creds: srv.TrainerCreds()}, Run: "bench", Fresh: true, Log: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,12 +94,12 @@ func benchJetStream(b *testing.B, write bool) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	nc, js, err := connect(ConnOptions{URL: srv.URL(), Log: quiet})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer nc.Close()
-	subject := namesFor("bench").subject
+	subject := cluster.NamesFor("bench").Subject
 	pubErr := make(chan error, 1)
 	b.ResetTimer()
 	start := time.Now()
@@ -110,13 +112,13 @@ func benchJetStream(b *testing.B, write bool) {
 				for i := p; i < b.N; i += pubs {
 					r := *games[i%len(games)]
 					r.ID = uint64(i + 1)
-					data, err := EncodeGame(Game{Generation: 1, Worker: "bench", Record: &r})
+					data, err := cluster.EncodeGame(cluster.Game{Generation: 1, Worker: "bench", Record: &r})
 					if err != nil {
 						done <- err
 						return
 					}
 					m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
-					m.Header.Set(jetstream.MsgIDHeader, MsgID(r.ID))
+					m.Header.Set(jetstream.MsgIDHeader, cluster.MsgID(r.ID))
 					if _, err := js.PublishMsg(ctx, m); err != nil {
 						done <- err
 						return
@@ -134,13 +136,13 @@ func benchJetStream(b *testing.B, write bool) {
 		pubErr <- nil
 	}()
 	seen := map[uint64]bool{}
-	app := func(g Game) error { return nil }
+	app := func(g cluster.Game) error { return nil }
 	sync := func() error { return nil }
 	if write {
-		app = func(g Game) error { return w.Append(g.Record) }
+		app = func(g cluster.Game) error { return w.Append(g.Record) }
 		sync = w.Sync
 	}
-	st, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: b.N, Seen: seen, Append: app, Sync: sync, Batch: 256})
+	st, err := tr.Ingest(ctx, cluster.IngestOptions{Generation: 1, Need: b.N, Seen: seen, Append: app, Sync: sync, Batch: 256})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func benchJetStream(b *testing.B, write bool) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "games/s")
 	size := 0
 	for _, g := range games {
-		data, _ := EncodeGame(Game{Generation: 1, Worker: "bench", Record: g})
+		data, _ := cluster.EncodeGame(cluster.Game{Generation: 1, Worker: "bench", Record: g})
 		size += len(data)
 	}
 	b.ReportMetric(float64(size)/float64(len(games)), "bytes/game")

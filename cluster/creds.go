@@ -123,15 +123,6 @@ func ParseCreds(data []byte, name string) (Creds, error) {
 	return c, nil
 }
 
-// nkeyPublic returns the public key of the seed.
-func nkeyPublic(seed string) (string, error) {
-	kp, err := nkeys.FromSeed([]byte(seed))
-	if err != nil {
-		return "", err
-	}
-	return kp.PublicKey()
-}
-
 // options are the connection options presenting c.
 func (c Creds) options() ([]nats.Option, error) {
 	switch {
@@ -166,7 +157,8 @@ type TLS struct {
 // IsZero reports whether no TLS setting is set.
 func (t TLS) IsZero() bool { return t == TLS{} }
 
-func (t TLS) check() error {
+// Check reports a certificate without its key or a key without its certificate.
+func (t TLS) Check() error {
 	if (t.Cert == "") != (t.Key == "") {
 		return errors.New("cluster: tls: cert and key go together")
 	}
@@ -174,7 +166,7 @@ func (t TLS) check() error {
 }
 
 func (t TLS) options() ([]nats.Option, error) {
-	if err := t.check(); err != nil {
+	if err := t.Check(); err != nil {
 		return nil, err
 	}
 	var o []nats.Option

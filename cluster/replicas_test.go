@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/yinsh-zero/yinsh/cluster"
 )
 
 // startNATSCluster starts n clustered nats-servers with JetStream on loopback (file stores under
@@ -75,7 +77,7 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 	servers, urls := startNATSCluster(t, dir, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: urls}, Run: "r3", Fresh: true, Replicas: 3, Log: quiet})
+	tr, err := cluster.OpenTrainer(ctx, cluster.TrainerOptions{Conn: cluster.ConnOptions{URL: urls}, Run: "r3", Fresh: true, Replicas: 3, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +86,8 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 	if err := tr.Publish(ctx, 1, "gen-0001", ckpt, []byte("variant: blitz\n")); err != nil {
 		t.Fatal(err)
 	}
-	n := namesFor("r3")
-	st, err := tr.js.Stream(ctx, n.stream)
+	n := cluster.NamesFor("r3")
+	st, err := tr.JS().Stream(ctx, n.Stream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +95,8 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 	if info.Config.Replicas != 3 || info.Cluster == nil || len(info.Cluster.Replicas) != 2 {
 		t.Fatalf("games stream: %d replicas configured, cluster %+v", info.Config.Replicas, info.Cluster)
 	}
-	for _, bucket := range []string{n.kv, n.workers} {
-		kv, err := tr.js.KeyValue(ctx, bucket)
+	for _, bucket := range []string{n.KV, n.Workers} {
+		kv, err := tr.JS().KeyValue(ctx, bucket)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,14 +109,14 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 		}
 	}
 
-	nc, js, err := connect(ConnOptions{URL: urls})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: urls})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
 	const games = 12
 	for i := uint64(1); i <= games; i++ {
-		publishRaw(t, js, "r3", Game{Generation: 1, Worker: "w", Record: randomGame(i, "gen-0001")})
+		publishRaw(t, js, "r3", cluster.Game{Generation: 1, Worker: "w", Record: randomGame(i, "gen-0001")})
 	}
 	leader := info.Cluster.Leader
 	for _, s := range servers {
@@ -125,8 +127,8 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 	}
 	got := map[uint64]int{}
 	seen := map[uint64]bool{}
-	if _, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: games, Seen: seen, Sync: func() error { return nil },
-		Append: func(g Game) error { got[g.Record.ID]++; return nil }}); err != nil {
+	if _, err := tr.Ingest(ctx, cluster.IngestOptions{Generation: 1, Need: games, Seen: seen, Sync: func() error { return nil },
+		Append: func(g cluster.Game) error { got[g.Record.ID]++; return nil }}); err != nil {
 		t.Fatalf("ingest after losing the leader: %v", err)
 	}
 	for i := uint64(1); i <= games; i++ {
@@ -135,14 +137,14 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 		}
 	}
 	// a worker joining now finds the run and its network on the survivors
-	rep, err := Status(ctx, ConnOptions{URL: urls}, "r3")
+	rep, err := cluster.Status(ctx, cluster.ConnOptions{URL: urls}, "r3")
 	if err != nil {
 		t.Fatalf("the run after losing a server: %v", err)
 	}
 	if rep.Run.Generation != 1 || rep.Run.Network != "gen-0001" || rep.Counters.Ingested != games {
 		t.Fatalf("run after losing a server: %+v", rep)
 	}
-	obj, err := js.ObjectStore(ctx, n.objects)
+	obj, err := js.ObjectStore(ctx, n.Objects)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/yinsh-zero/yinsh/cluster"
+	"github.com/yinsh-zero/yinsh/cluster/natsserver"
 )
 
 // testPKI is a CA with a server certificate for 127.0.0.1 and a client certificate signed by it
@@ -69,20 +72,20 @@ func writeTLS(t *testing.T, dir string) testPKI {
 }
 
 // TestTLS: the embedded server with a certificate; the trainer and a worker that trust its CA
-// exchange a game over TLS; a worker that does not trust it cannot connect.
+// exchange a game over cluster.TLS; a worker that does not trust it cannot connect.
 func TestTLS(t *testing.T) {
 	dir := t.TempDir()
 	pki := writeTLS(t, dir)
-	srv, err := StartServer(ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "tls",
-		TLS: TLS{Cert: pki.cert, Key: pki.key}, Log: quiet})
+	srv, err := natsserver.Start(cluster.ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "tls",
+		TLS: cluster.TLS{Cert: pki.cert, Key: pki.key}, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	trust := TLS{CA: pki.ca}
-	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: srv.URL(), Creds: srv.TrainerCreds(), TLS: trust}, Run: "tls", Fresh: true, Log: quiet})
+	trust := cluster.TLS{CA: pki.ca}
+	tr, err := cluster.OpenTrainer(ctx, cluster.TrainerOptions{Conn: cluster.ConnOptions{URL: srv.URL(), Creds: srv.TrainerCreds(), TLS: trust}, Run: "tls", Fresh: true, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,22 +93,22 @@ func TestTLS(t *testing.T) {
 	if err := tr.Publish(ctx, 1, "gen-0000", tinyCheckpoint(t, dir, 1), []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := connect(ConnOptions{URL: srv.URL(), Log: quiet}); err == nil {
+	if _, _, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet}); err == nil {
 		t.Fatal("a client that does not trust the server's CA connected")
 	}
 	wctx, wcancel := context.WithCancel(ctx)
-	published := make(chan Game, 1)
+	published := make(chan cluster.Game, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- RunWorker(wctx, WorkerOptions{Conn: ConnOptions{URL: srv.URL(), TLS: trust}, Run: "tls", Name: "w", Parallel: 1,
-			Load: loadNet, Play: fakePlay(time.Millisecond), Log: quiet, OnPublished: func(g Game) {
+		done <- cluster.RunWorker(wctx, cluster.WorkerOptions{Conn: cluster.ConnOptions{URL: srv.URL(), TLS: trust}, Run: "tls", Name: "w", Parallel: 1,
+			Load: loadNet, Play: fakePlay(time.Millisecond), Log: quiet, OnPublished: func(g cluster.Game) {
 				select {
 				case published <- g:
 				default:
 				}
 			}})
 	}()
-	var g Game
+	var g cluster.Game
 	select {
 	case g = <-published:
 	case err := <-done:
@@ -117,8 +120,8 @@ func TestTLS(t *testing.T) {
 	}
 	seen := map[uint64]bool{}
 	var got []uint64
-	if _, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: 1, Seen: seen, Sync: func() error { return nil },
-		Append: func(h Game) error { got = append(got, h.Record.ID); return nil }}); err != nil {
+	if _, err := tr.Ingest(ctx, cluster.IngestOptions{Generation: 1, Need: 1, Seen: seen, Sync: func() error { return nil },
+		Append: func(h cluster.Game) error { got = append(got, h.Record.ID); return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0] != g.Record.ID {
@@ -147,13 +150,13 @@ func TestMutualTLS(t *testing.T) {
 		t.Fatal("the server did not start")
 	}
 	url := ns.ClientURL()
-	if _, _, err := connect(ConnOptions{URL: url, TLS: TLS{CA: pki.ca}, Log: quiet}); err == nil {
+	if _, _, err := cluster.Connect(cluster.ConnOptions{URL: url, TLS: cluster.TLS{CA: pki.ca}, Log: quiet}); err == nil {
 		t.Fatal("a client without a certificate connected to a server that verifies clients")
 	}
-	mutual := TLS{CA: pki.ca, Cert: pki.clientCert, Key: pki.clientKey}
+	mutual := cluster.TLS{CA: pki.ca, Cert: pki.clientCert, Key: pki.clientKey}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tr, err := OpenTrainer(ctx, TrainerOptions{Conn: ConnOptions{URL: url, TLS: mutual}, Run: "mtls", Fresh: true, Log: quiet})
+	tr, err := cluster.OpenTrainer(ctx, cluster.TrainerOptions{Conn: cluster.ConnOptions{URL: url, TLS: mutual}, Run: "mtls", Fresh: true, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +165,11 @@ func TestMutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	wctx, wcancel := context.WithCancel(ctx)
-	published := make(chan Game, 1)
+	published := make(chan cluster.Game, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- RunWorker(wctx, WorkerOptions{Conn: ConnOptions{URL: url, TLS: mutual}, Run: "mtls", Name: "w", Parallel: 1,
-			Load: loadNet, Play: fakePlay(time.Millisecond), Log: quiet, OnPublished: func(g Game) {
+		done <- cluster.RunWorker(wctx, cluster.WorkerOptions{Conn: cluster.ConnOptions{URL: url, TLS: mutual}, Run: "mtls", Name: "w", Parallel: 1,
+			Load: loadNet, Play: fakePlay(time.Millisecond), Log: quiet, OnPublished: func(g cluster.Game) {
 				select {
 				case published <- g:
 				default:
@@ -183,8 +186,8 @@ func TestMutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := 0
-	if _, err := tr.Ingest(ctx, IngestOptions{Generation: 1, Need: 1, Seen: map[uint64]bool{}, Sync: func() error { return nil },
-		Append: func(Game) error { got++; return nil }}); err != nil || got != 1 {
+	if _, err := tr.Ingest(ctx, cluster.IngestOptions{Generation: 1, Need: 1, Seen: map[uint64]bool{}, Sync: func() error { return nil },
+		Append: func(cluster.Game) error { got++; return nil }}); err != nil || got != 1 {
 		t.Fatalf("ingested %d games over mutual TLS: %v", got, err)
 	}
 }

@@ -6,21 +6,29 @@ import (
 )
 
 // The board diagram. Each text line is a board row, 11 at the top; point (col, row) is drawn at
-// character x = 15 - row + 2·col, so a column runs up and to the left and the six neighbours of a
-// point are left, right, and the two nearest points on the lines above and below:
+// character x = diagramX0 + 2·col of its row's line, whatever the row, so a column is a vertical
+// line of text and its letter stands on the line below row 1 exactly under its points:
 //
 //	11              . . . .  11
-//	10           . . . . . . .  10
-//	 9          . . . . . . . .  9
+//	10          . . . . . . .  10
+//	 9        . . . . . . . .  9
 //	 ...
-//	 1              . . . .  1
-//	               a b c d e f g h i j k
+//	 5  . . . . . . . . . .  5
+//	 ...
+//	 1    . . . .  1
+//	    a b c d e f g h i j k
 //
-// The row number stands at both ends of its line: in a fixed margin on the left, two spaces after
-// the row's last point on the right. The column letters are on the line below row 1, each on its
-// column's line one step below row 1 (x = 15 + 2·col): follow a column down and to the right from
-// any point to reach its letter. Below come a status line and, with DiagramOptions, the marks'
-// legend lines.
+// The six neighbours of a point are left and right of it on its line, directly above and below
+// it, and one step up-right and down-left (col+1, row+1 and col-1, row-1): the board's three line
+// directions are the rows (horizontal), the columns (vertical) and the diagonals running up and to
+// the right. The row number stands at both ends of its line: in a fixed margin on the left, two
+// spaces after the row's last point on the right. Marks (brackets around the last action's points)
+// only ever replace the spaces between points, so no glyph moves. Below come a status line and, with
+// DiagramOptions, the marks' legend lines.
+
+// diagramX0 is the text column of column a's points and letter: the two-character row number, then
+// two spaces (room for a bracket before a point of column a).
+const diagramX0 = 4
 
 // DiagramOptions selects the marks of State.Diagram. The zero value is the plain diagram of String.
 type DiagramOptions struct {
@@ -37,8 +45,9 @@ type DiagramOptions struct {
 	Fours bool
 }
 
-// diagramWidth holds the widest diagram line: points up to x = 28, a bracket, the row number.
-const diagramWidth = 40
+// diagramWidth holds the widest diagram line: points up to x = diagramX0 + 20, a bracket, the row
+// number.
+const diagramWidth = diagramX0 + 2*(GridSize-1) + 5
 
 // String returns the plain board diagram and a status line (variant, rings removed, markers in the
 // pool, who must do what, or the result): Diagram with no marks.
@@ -77,7 +86,7 @@ func (s *State) Diagram(o DiagramOptions) string {
 			if !ok {
 				continue
 			}
-			x := 15 - row + 2*col
+			x := diagramX0 + 2*col
 			ch := s.Cell(c)
 			if plus[c] {
 				ch = '+'
@@ -98,9 +107,12 @@ func (s *State) Diagram(o DiagramOptions) string {
 		b.Write(line[:lastX+3+n])
 		b.WriteByte('\n')
 	}
-	b.WriteString(strings.Repeat(" ", GridSize+3))
+	b.WriteString(strings.Repeat(" ", diagramX0))
 	for col := 0; col < GridSize; col++ {
-		fmt.Fprintf(&b, " %c", 'a'+col)
+		if col > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte(byte('a' + col))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s, rings removed %d-%d, markers in pool %d", s.variant, s.removed[White], s.removed[Black], s.MarkersInPool())

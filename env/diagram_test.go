@@ -41,23 +41,23 @@ func checkDiagram(t *testing.T, name, got, want string) {
 }
 
 const emptyDiagram = `11              . . . .  11
-10           . . . . . . .  10
- 9          . . . . . . . .  9
- 8         . . . . . . . . .  8
- 7        . . . . . . . . . .  7
- 6         . . . . . . . . .  6
- 5        . . . . . . . . . .  5
- 4         . . . . . . . . .  4
- 3          . . . . . . . .  3
- 2           . . . . . . .  2
- 1              . . . .  1
-               a b c d e f g h i j k
+10          . . . . . . .  10
+ 9        . . . . . . . .  9
+ 8      . . . . . . . . .  8
+ 7    . . . . . . . . . .  7
+ 6    . . . . . . . . .  6
+ 5  . . . . . . . . . .  5
+ 4  . . . . . . . . .  4
+ 3  . . . . . . . .  3
+ 2  . . . . . . .  2
+ 1    . . . .  1
+    a b c d e f g h i j k
 standard, rings removed 0-0, markers in pool 51, white to place a ring
 `
 
 // TestDiagramCoordinates checks that every point is drawn where the row numbers and column letters
-// say: point (col, row) at x = 15 - row + 2·col of its row's line, the row's number at both ends,
-// the column's letter one diagonal step below row 1.
+// say: point (col, row) at x = diagramX0 + 2·col of its row's line, the row's number at both ends,
+// the column's letter on the line below row 1 at the same x.
 func TestDiagramCoordinates(t *testing.T) {
 	checkDiagram(t, "empty board", NewState(Standard).String(), emptyDiagram)
 	// Put a distinct ring at each point in turn and find it again through the coordinates.
@@ -67,13 +67,13 @@ func TestDiagramCoordinates(t *testing.T) {
 		c := PointCell(p)
 		col, row := CellColRow(c)
 		line := lines[GridSize-row]
-		x := 15 - row + 2*col
+		x := diagramX0 + 2*col
 		if line[x] != '.' {
 			t.Fatalf("%s: %q at x=%d of %q", CellName(c), line[x], x, line)
 		}
-		// the letter lies on the column's line, row steps below: x + row
-		if letters[x+row] != byte('a'+col) {
-			t.Errorf("%s: letter %q at x=%d", CellName(c), letters[x+row], x+row)
+		// the letter stands under the column's points
+		if letters[x] != byte('a'+col) {
+			t.Errorf("%s: letter %q at x=%d", CellName(c), letters[x], x)
 		}
 		if f := strings.Fields(line); f[0] != f[len(f)-1] || f[0] != itoa(row) {
 			t.Errorf("row %d: line %q", row, line)
@@ -105,7 +105,7 @@ func TestDiagramLastAction(t *testing.T) {
 	checkDiagram(t, "placement e9", placed.Diagram(DiagramOptions{Last: mustAct(t, "e9"), HasLast: true}), placeDiagram)
 	empty := NewState(Standard)
 	row := empty.Diagram(DiagramOptions{Last: mustAct(t, "xb5-f5"), HasLast: true})
-	if l := strings.Split(row, "\n")[6]; l != " 5        .[. . . . .]. . . .  5" {
+	if l := strings.Split(row, "\n")[6]; l != " 5  .[. . . . .]. . . .  5" {
 		t.Errorf("row along a line of text: %q", l)
 	}
 	col := empty.Diagram(DiagramOptions{Last: mustAct(t, "xe2-e6"), HasLast: true})
@@ -154,47 +154,47 @@ func TestDiagramFours(t *testing.T) {
 }
 
 const moveDiagram = `11              . . . .  11
-10           . B . . . . .  10
- 9          . W B . . . . .  9
- 8         . . W B . . . . .  8
- 7        . . . W B . . . . .  7
- 6         . . . W B . . . .  6
- 5        . . . .[w]. . . . .  5
- 4         . . . . . . . . .  4
- 3          . . . . . . . .  3
- 2           . . . . . . .  2
- 1              . . .[W] 1
-               a b c d e f g h i j k
+10          . B . . . . .  10
+ 9        . W B . . . . .  9
+ 8      . . W B . . . . .  8
+ 7    . . . W B . . . . .  7
+ 6    . . . W B . . . .  6
+ 5  . . . .[w]. . . . .  5
+ 4  . . . . . . . . .  4
+ 3  . . . . . . . .  3
+ 2  . . . . . . .  2
+ 1    . . .[W] 1
+    a b c d e f g h i j k
 blitz, rings removed 0-0, markers in pool 50, black to move a ring
 last action e5-e1
 `
 const placeDiagram = `11              . . . .  11
-10           . . . . . . .  10
- 9          .[W]. . . . . .  9
- 8         . . . . . . . . .  8
- 7        . . . . . . . . . .  7
- 6         . . . . . . . . .  6
- 5        . . . . . . . . . .  5
- 4         . . . . . . . . .  4
- 3          . . . . . . . .  3
- 2           . . . . . . .  2
- 1              . . . .  1
-               a b c d e f g h i j k
+10          . . . . . . .  10
+ 9        .[W]. . . . . .  9
+ 8      . . . . . . . . .  8
+ 7    . . . . . . . . . .  7
+ 6    . . . . . . . . .  6
+ 5  . . . . . . . . . .  5
+ 4  . . . . . . . . .  4
+ 3  . . . . . . . .  3
+ 2  . . . . . . .  2
+ 1    . . . .  1
+    a b c d e f g h i j k
 standard, rings removed 0-0, markers in pool 51, black to place a ring
 last action e9
 `
 const foursDiagram = `11              . . . .  11
-10           . . . . . . B  10
- 9          . . . . . . . B  9
- 8         . . . . . . . . B  8
- 7        . . . . . B . . . B  7
- 6         . . . + . b . . .  6
- 5        W + w w w w b . . .  5
- 4         W . . . w . b . .  4
- 3          W . . . w . b .  3
- 2           W . . . w . +  2
- 1              W . . +  1
-               a b c d e f g h i j k
+10          . . . . . . B  10
+ 9        . . . . . . . B  9
+ 8      . . . . . . . . B  8
+ 7    . . . . . B . . . B  7
+ 6    . . . + . b . . .  6
+ 5  W + w w w w b . . .  5
+ 4  W . . . w . b . .  4
+ 3  W . . . w . b .  3
+ 2  W . . . w . +  2
+ 1    W . . +  1
+    a b c d e f g h i j k
 standard, rings removed 0-0, markers in pool 40, white to move a ring
 fours: white b5-f5 at b5, white e1-e5 at e1, white e2-e6 at e6, black g2-g6 at g2, black g3-g7 at g7 (ring)
 `

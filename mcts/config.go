@@ -59,6 +59,16 @@ type Config struct {
 	// (mctx maxvisit_init and value_scale).
 	GumbelCVisit float64
 	GumbelCScale float64
+	// GumbelSigmaNewVisits makes σ's max N at the root count only the visits of the current search,
+	// not those its children kept from earlier searches by tree reuse (Tree.Advance). Off (mctx, and
+	// the default), σ(q) = (CVisit + max N)·CScale·q grows with the reused visits, so the improved
+	// policy, the training target, is sharper the more of the tree was reused, and root selection
+	// weighs Q more against the Gumbel noise and the logits. On, a search of n simulations has the
+	// same σ scale whatever it reused, as a search from a fresh tree would (q̂, the completed Q, still
+	// uses every visit: a reused child's Q is evidence). Below the root nothing changes: σ there counts
+	// all of a node's visits, kept ones included, as before (it sets no training target). A search
+	// from a fresh root (no visits kept) is the same either way.
+	GumbelSigmaNewVisits bool
 
 	// Playout-cap randomisation (KataGo): with 0 < FullFraction < 1 and FastSimulations > 0, a search
 	// is full with probability FullFraction (budget Simulations, root noise, Result.Full set: record

@@ -95,3 +95,54 @@ func TestGoldenSearches(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenImprovedValue pins the results added after TestGoldenSearches' digests were recorded:
+// ImprovedValue and ImprovedWDL of Gumbel searches with tree reuse, and the whole result with
+// GumbelSigmaNewVisits (which changes the searches after the first of each game, where visits were
+// kept). Recorded when they were introduced.
+func TestGoldenImprovedValue(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("digests recorded on amd64; %s may fuse multiply-adds differently", runtime.GOARCH)
+	}
+	for _, tc := range []struct {
+		name     string
+		newSigma bool
+		want     string
+	}{
+		{"gumbel", false, "0aee4bea3ccfd85081802de9"},
+		{"gumbel-sigma-new-visits", true, "26d92d75d644a12d805fcf00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.Gumbel, cfg.GumbelSigmaNewVisits = 300, true, tc.newSigma
+			h := sha256.New()
+			w := func(v any) { binary.Write(h, binary.LittleEndian, v) }
+			for pos := range 3 {
+				s := midgame(t, uint64(40+pos), 8+6*pos)
+				tr := newTree(t, cfg, Rollout{Playouts: 1, Seed: 7})
+				tr.Reset(s)
+				rng := seeded(uint64(pos))
+				for range 3 {
+					if tr.Root().IsTerminal() {
+						break
+					}
+					r, err := tr.Search(rng)
+					if err != nil {
+						t.Fatal(err)
+					}
+					w([]byte(goldenDigest([]*Result{r})))
+					w(math.Float32bits(r.ImprovedValue))
+					for _, x := range r.ImprovedWDL {
+						w(math.Float32bits(x))
+					}
+					if err := tr.Advance(r.Action); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if got := fmt.Sprintf("%x", h.Sum(nil)[:12]); got != tc.want {
+				t.Errorf("digest %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

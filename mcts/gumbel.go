@@ -109,13 +109,33 @@ func (t *Tree) gumbelInteriorChild(id int32) int32 {
 }
 
 // completedQ writes σ(q̂) for each edge of node id into *buf (grown as needed) and returns it. Values
-// are from the view of the player to act at id; only completed visits count.
+// are from the view of the player to act at id; only completed visits count. σ's visit scale is
+// GumbelCVisit + max N, N a child's visits; at the root with GumbelSigmaNewVisits, N counts only the
+// visits of the current search (not those kept by tree reuse).
 func (t *Tree) completedQ(id int32, buf *[]float32) []float32 {
+	out, maxN, lo, hi := t.completedValues(id, buf)
+	if id == rootIndex && t.cfg.GumbelSigmaNewVisits {
+		maxN = t.maxNewRootVisits()
+	}
+	scale := float32(t.cfg.GumbelCVisit+float64(maxN)) * float32(t.cfg.GumbelCScale)
+	span := max(hi-lo, 1e-8)
+	for i := range out {
+		out[i] = scale * (out[i] - lo) / span
+	}
+	return out
+}
+
+// completedValues writes q̂, the completed Q of each edge of node id (mctx
+// qtransform_completed_by_mix_value before its rescaling and σ), into *buf (grown as needed) and
+// returns it with the largest child visit count and the range [lo, hi] that σ rescales to [0, 1].
+// q̂ is a visited child's mean value, otherwise the mixed value (raw + ΣN·Σ_visited p·q/Σ_visited p) /
+// (ΣN + 1), in the units of Q (win - loss, from the view of the player to act at id).
+func (t *Tree) completedValues(id int32, buf *[]float32) (q []float32, maxN, lo, hi float32) {
 	nd := t.a.nodes[id]
 	edges := t.a.edges[nd.edges : nd.edges+int32(nd.numEdges)]
 	out := grow(*buf, len(edges))
 	*buf = out
-	var sumN, maxN, sumP, sumPQ float32
+	var sumN, sumP, sumPQ float32
 	for i, e := range edges {
 		if e.child == unvisited || t.a.nodes[e.child].visits == 0 {
 			continue
@@ -135,19 +155,33 @@ func (t *Tree) completedQ(id int32, buf *[]float32) []float32 {
 	}
 	// mctx completes the illegal actions with the mixed value too, so it always takes part in the
 	// rescaling; so it does here.
-	lo, hi := mixed, mixed
+	lo, hi = mixed, mixed
 	for i, e := range edges {
 		if e.child == unvisited || t.a.nodes[e.child].visits == 0 {
 			out[i] = mixed
 		}
 		lo, hi = min(lo, out[i]), max(hi, out[i])
 	}
-	scale := float32(t.cfg.GumbelCVisit+float64(maxN)) * float32(t.cfg.GumbelCScale)
-	span := max(hi-lo, 1e-8)
-	for i := range out {
-		out[i] = scale * (out[i] - lo) / span
+	return out, maxN, lo, hi
+}
+
+// maxNewRootVisits returns the largest number of visits a root child has had in the current search
+// (its visits less those it had when the search started).
+func (t *Tree) maxNewRootVisits() float32 {
+	nd := t.a.nodes[rootIndex]
+	edges := t.a.edges[nd.edges : nd.edges+int32(nd.numEdges)]
+	var maxN int32
+	for i, e := range edges {
+		if e.child == unvisited {
+			continue
+		}
+		n := t.a.nodes[e.child].visits
+		if i < len(t.gumbel.base) {
+			n -= t.gumbel.base[i]
+		}
+		maxN = max(maxN, n)
 	}
-	return out
+	return float32(maxN)
 }
 
 // improvedPolicy writes softmax(logit + sigma) over the edges of node id into *buf and returns it.
@@ -198,4 +232,45 @@ func (t *Tree) gumbelFinal() ([]float32, int) {
 		}
 	}
 	return improved, best
+}
+
+// improvedValue returns the value of the improved policy at the root, Σ_a π′(a)·q̂(a), for the
+// improved policy over the root edges (gumbelFinal's), and the matching win/draw/loss (see
+// Result.ImprovedValue). The sums are in float64; q̂ is completedValues' float32, as π′ saw it.
+func (t *Tree) improvedValue(improved []float32) (float32, [3]float32) {
+	nd := t.a.nodes[rootIndex]
+	edges := t.a.edges[nd.edges : nd.edges+int32(nd.numEdges)]
+	qhat, _, _, _ := t.completedValues(rootIndex, &t.scratch)
+	// the draw's completion, as completedValues completes the value
+	var sumN, sumP, sumPD, childDraws float64
+	for _, e := range edges {
+		if e.child == unvisited || t.a.nodes[e.child].visits == 0 {
+			continue
+		}
+		c := &t.a.nodes[e.child]
+		n := float64(c.visits)
+		p := float64(max(e.prior.float(), 1e-30))
+		sumN += n
+		sumP += p
+		sumPD += p * float64(c.drawSum) / n
+		childDraws += float64(c.drawSum)
+	}
+	mixedDraw := min(max(float64(nd.drawSum)-childDraws, 0), 1) // the root's own evaluation's draw
+	if sumN > 0 {
+		mixedDraw = (mixedDraw + sumN*sumPD/sumP) / (sumN + 1)
+	}
+	var v, d, z float64
+	for i, e := range edges {
+		p := float64(improved[i])
+		di := mixedDraw
+		if e.child != unvisited && t.a.nodes[e.child].visits > 0 {
+			c := &t.a.nodes[e.child]
+			di = float64(c.drawSum) / float64(c.visits)
+		}
+		v += p * float64(qhat[i])
+		d += p * di
+		z += p
+	}
+	v, d = v/z, min(max(d/z, 0), 1)
+	return float32(v), [3]float32{float32(max(0, (1-d+v)/2)), float32(d), float32(max(0, (1-d-v)/2))}
 }

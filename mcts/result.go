@@ -34,6 +34,21 @@ type Result struct {
 	// Value is the root's mean value for the player to act (win - loss); WDL its win, draw and loss.
 	Value float32
 	WDL   [3]float32
+	// ImprovedValue is the Gumbel paper's estimate of the value of the improved policy π′ (Policy),
+	// Σ_a π′(a)·q̂(a), with q̂ the completed Q that π′ itself was computed from (a visited child's
+	// mean value, an unvisited one's the mixed value; mctx qtransform_completed_by_mix_value before
+	// its rescaling): for the player to act, in Value's units (win - loss). Under Gumbel search
+	// Value, the mean over the root's visits, leans towards the average considered action, since
+	// sequential halving spreads visits evenly on purpose; ImprovedValue leans towards the actions
+	// the search found best, as π′ does. ImprovedWDL is the same expectation of the children's
+	// win/draw/loss: draws Σ_a π′(a)·d̂(a), d̂ completed as q̂ is (a visited child's mean draw, else
+	// the same mix of the root's own draw and its visited children's), win and loss then from
+	// ImprovedValue as WDL's are from Value, (1 - draw ± ImprovedValue)/2, so that win - loss is
+	// ImprovedValue. (The root's own draw is not stored; it is its draw sum less its children's,
+	// every root visit but its own evaluation having gone through a child.) Without Gumbel they are
+	// Value and WDL: the visit distribution is the policy, and its value is the visits' mean.
+	ImprovedValue float32
+	ImprovedWDL   [3]float32
 	// PV is the principal variation: Action, then the most visited child at each node below it.
 	PV []env.Action
 	// Simulations counts the simulations of this search; Visits the root's visits including those kept
@@ -80,6 +95,7 @@ func (t *Tree) fillResult(res *Result, rng *rand.Rand) {
 	res.Policy = make([]float32, env.NumActions)
 	if t.cfg.Gumbel {
 		improved, act := t.gumbelFinal()
+		res.ImprovedValue, res.ImprovedWDL = t.improvedValue(improved)
 		for i := range res.Children {
 			res.Children[i].Policy = improved[i]
 		}
@@ -102,6 +118,7 @@ func (t *Tree) fillResult(res *Result, rng *rand.Rand) {
 		}
 		res.Action = res.Children[act].Action
 	} else {
+		res.ImprovedValue, res.ImprovedWDL = res.Value, res.WDL
 		for i := range res.Children {
 			c := &res.Children[i]
 			if total > 0 {

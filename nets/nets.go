@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -66,7 +67,7 @@ func Path() (string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := model.WriteFileAtomic(p, standard); err != nil {
+		if err := atomicfile.WriteFile(p, standard); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -25,7 +25,7 @@ type clusterSource struct {
 	o    Options
 	gdir string
 	run  string
-	srv  *cluster.Server
+	srv  cluster.EmbeddedServer
 	tr   *cluster.Trainer
 	seen map[uint64]bool
 
@@ -66,7 +66,10 @@ func openClusterSource(ctx context.Context, o Options, gdir string) (_ *clusterS
 		if listen == "" {
 			listen = "127.0.0.1:4222"
 		}
-		s.srv, err = cluster.StartServer(cluster.ServerOptions{
+		if o.StartServer == nil {
+			return nil, errors.New("cluster.server = embedded: this program has no embedded nats-server (train.Options.StartServer is nil)")
+		}
+		s.srv, err = o.StartServer(cluster.ServerOptions{
 			Dir: filepath.Join(o.Dir, natsDir), Listen: listen, Run: run, WorkerCreds: workerCreds, TLS: cc.TLS, Log: o.Log,
 		})
 		if err != nil {

@@ -1,72 +1,42 @@
 package train
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/cluster"
 )
 
-// TestTrainCluster runs the loop with its self-play played by two in-process workers through the
-// embedded server: every generation gets its games, each recorded once, counted by source.
-func TestTrainCluster(t *testing.T) {
-	cfg := tinyConfig(t, 2)
-	cfg.Cluster = ClusterConfig{Server: "embedded", Listen: "127.0.0.1:0", LocalWorkers: 2, WorkerParallel: 2, Staleness: 1}
+// TestEmbeddedNeedsAStarter: cluster.server = embedded without Options.StartServer (train links
+// no server; cmd/yinsh passes natsserver.Starter, tested there by TestTrainLocalWorkers) is refused
+// with a message saying so, before any generation runs.
+func TestEmbeddedNeedsAStarter(t *testing.T) {
+	cfg := tinyConfig(t, 1)
+	cfg.Cluster = ClusterConfig{Server: "embedded", Listen: "127.0.0.1:0", LocalWorkers: 1}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "run.1")
-	var out bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	if err := Train(ctx, Options{Dir: dir, Config: cfg, Backend: gonumBackend, Out: &out, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
-		t.Fatal(err)
+	dir := filepath.Join(t.TempDir(), "run")
+	err := Train(context.Background(), Options{Dir: dir, Config: cfg, Backend: gonumBackend, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil || !strings.Contains(err.Error(), "no embedded nats-server") {
+		t.Fatalf("Train without a server starter: %v", err)
 	}
-	st := checkRun(t, dir)
-	if st.Games != 8 {
-		t.Fatalf("state counts %d games, want 8", st.Games)
-	}
-	ids := map[uint64]int{}
-	gens := map[string]int{}
-	if err := datasets.ScanDir(filepath.Join(dir, gamesDir), func(_ string, _ int, r *datasets.Record) error {
-		ids[r.ID]++
-		gens[r.Generator]++
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(ids) != 8 || gens["gen-0001"] != 4 || gens["gen-0002"] != 4 {
-		t.Fatalf("shards: %d distinct games, by generation %v; want 8, 4 and 4", len(ids), gens)
-	}
-	for id, n := range ids {
-		if n != 1 {
-			t.Errorf("game %x recorded %d times", id, n)
-		}
-	}
-	text := out.String()
-	for _, want := range []string{"cluster: run run_1 on nats://127.0.0.1:", "gen 1/2: self-play 4 games", "by source local-"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("output lacks %q:\n%s", want, text)
-		}
-	}
-	ms, err := ReadMetrics(filepath.Join(dir, MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		n := 0
-		for _, c := range m.SelfPlay.Sources {
-			n += c
-		}
-		if n != 4 {
-			t.Errorf("generation %d: sources %v, want 4 games", m.Generation, m.SelfPlay.Sources)
-		}
+	started := false
+	o := Options{Dir: filepath.Join(t.TempDir(), "run"), Config: cfg, Backend: gonumBackend, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StartServer: func(so cluster.ServerOptions) (cluster.EmbeddedServer, error) {
+			started = true
+			if so.Listen != "127.0.0.1:0" || so.Run != "run" || !strings.HasSuffix(so.Dir, "nats") {
+				t.Errorf("server options %+v", so)
+			}
+			return nil, errors.New("no server here")
+		}}
+	if err := Train(context.Background(), o); !started || err == nil || !strings.Contains(err.Error(), "no server here") {
+		t.Fatalf("Train with a failing starter: started %v, %v", started, err)
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"os"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -16,6 +14,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/cluster"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/loopback"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -123,29 +122,42 @@ type NetConfig struct {
 }
 
 // SelfPlayConfig is the self-play phase of a generation.
+//
+// Four search settings are fixed, not keys (Config.SelfPlaySettings keeps mcts.DefaultConfig's
+// values; configs/*.yaml say so too): the root's first-play-urgency reduction 0.1 (PUCT only:
+// fpu_reduction is the one below the root), the virtual loss 1 that each of a tree's in-flight
+// leaves counts for (PUCT only: Gumbel selection counts them as visits), the Gumbel noise scale 1
+// (self-play always samples Gumbel-top-k's noise; evaluation games use 0) and Gumbel's c_visit 50
+// (σ(q̂) = (50 + max visits)·gumbel_c_scale·q̂, mctx's maxvisit_init). Under Gumbel, c_puct,
+// fpu_reduction and the Dirichlet noise are unused: the root is searched by sequential halving and
+// the interior by the improved policy.
 type SelfPlayConfig struct {
-	Games               int     `yaml:"games"`                 // games per generation
-	Parallel            int     `yaml:"parallel"`              // games played at once (one search tree each)
-	BatchSize           int     `yaml:"batch_size"`            // leaves per network call (batching evaluator)
-	Simulations         int     `yaml:"simulations"`           // simulations per full search
-	FastSimulations     int     `yaml:"fast_simulations"`      // playout-cap randomisation: fast search budget (0: off)
-	FullFraction        float64 `yaml:"full_fraction"`         // share of searches that are full (training targets)
-	Gumbel              bool    `yaml:"gumbel"`                // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
-	GumbelConsidered    int     `yaml:"gumbel_considered"`     // Gumbel-top-k: root actions considered
-	GumbelCScale        float64 `yaml:"gumbel_c_scale"`        // Gumbel: weight of the rescaled completed Q in the improved-policy target
-	CPUCT               float64 `yaml:"c_puct"`                // PUCT exploration constant
-	FPUReduction        float64 `yaml:"fpu_reduction"`         // first-play-urgency reduction below the root
-	DirichletAlpha      float64 `yaml:"dirichlet_alpha"`       // root noise concentration (PUCT)
-	DirichletFraction   float64 `yaml:"dirichlet_fraction"`    // root noise weight (PUCT)
-	TemperatureActions  int     `yaml:"temperature_actions"`   // first actions of a game sampled at temperature
-	Temperature         float64 `yaml:"temperature"`           // temperature for those actions (later ones greedy)
+	Games             int     `yaml:"games"`              // games per generation
+	Parallel          int     `yaml:"parallel"`           // games played at once (one search tree each)
+	BatchSize         int     `yaml:"batch_size"`         // leaves per network call (batching evaluator)
+	Simulations       int     `yaml:"simulations"`        // simulations per full search
+	FastSimulations   int     `yaml:"fast_simulations"`   // playout-cap randomisation: fast search budget (0: off)
+	FullFraction      float64 `yaml:"full_fraction"`      // share of searches that are full (training targets)
+	Gumbel            bool    `yaml:"gumbel"`             // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
+	GumbelConsidered  int     `yaml:"gumbel_considered"`  // Gumbel-top-k: root actions considered
+	GumbelCScale      float64 `yaml:"gumbel_c_scale"`     // Gumbel: weight of the rescaled completed Q in the improved-policy target
+	CPUCT             float64 `yaml:"c_puct"`             // PUCT exploration constant (PUCT only)
+	FPUReduction      float64 `yaml:"fpu_reduction"`      // first-play-urgency reduction below the root (PUCT only; the root's is fixed at 0.1)
+	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // root noise concentration (PUCT only)
+	DirichletFraction float64 `yaml:"dirichlet_fraction"` // root noise weight (PUCT only)
+	// TemperatureActions: the first actions of a game are sampled at temperature τ, later ones are
+	// greedy. PUCT samples visits^(1/τ); Gumbel samples its improved policy^(1/τ) instead of playing
+	// the sequential-halving winner, on top of Gumbel-top-k's own noise (0: that noise is the only
+	// exploration, the default and every shipped config's choice).
+	TemperatureActions  int     `yaml:"temperature_actions"`
+	Temperature         float64 `yaml:"temperature"`           // τ for those actions
 	TreeReuse           bool    `yaml:"tree_reuse"`            // keep the subtree between actions
 	ResignThreshold     float64 `yaml:"resign_threshold"`      // resign below this root value (-1: never)
 	ResignConsecutive   int     `yaml:"resign_consecutive"`    // … for this many consecutive own searches
 	ResignCheckFraction float64 `yaml:"resign_check_fraction"` // share of games played out to count false resignations
 	RolloutMix          float64 `yaml:"rollout_mix"`           // leaf value = (1-λ)·network + λ·random rollout (AlphaGo); 0: pure AlphaZero
 	RolloutPlayouts     int     `yaml:"rollout_playouts"`      // random playouts per leaf when rollout_mix > 0 (their mean is the rollout value)
-	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (virtual loss keeps them apart); 1: sequential search
+	LeavesInFlight      int     `yaml:"leaves_in_flight"`      // leaves one tree sends per network call (PUCT: virtual loss keeps them apart; Gumbel: they count as visits); 1: sequential search
 	// Opponents (random, heuristic, rollout:N) play one colour of a share OpponentFraction of the
 	// games instead of the network's search (drawn per game); their actions are not policy targets.
 	Opponents        []string `yaml:"opponents"`
@@ -200,7 +212,7 @@ func DefaultConfig() Config {
 		SelfPlay: SelfPlayConfig{
 			Games: 64, Parallel: 32, BatchSize: 32, Simulations: 64, FastSimulations: 0, FullFraction: 1,
 			Gumbel: true, GumbelConsidered: 16, GumbelCScale: 0.1, CPUCT: 1.25, FPUReduction: 0.25,
-			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 20, Temperature: 1,
+			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 0, Temperature: 1,
 			TreeReuse: true, ResignThreshold: -1, ResignConsecutive: 3, ResignCheckFraction: 0.1,
 			LeavesInFlight: 8, RolloutPlayouts: 1,
 		},
@@ -215,167 +227,6 @@ func DefaultConfig() Config {
 			Baselines: []string{"random"}, BaselineGames: 20, Ladder: []int{1, 2, 4}, LadderGames: 10,
 			OpeningPlies: 4,
 		},
-	}
-}
-
-// LoadConfig reads a YAML config file over the defaults and applies key=value overrides (YAML paths
-// such as selfplay.simulations=128 or training.optimizer.schedule.lr=0.01), then validates. A file
-// without any key is an error (it would silently train on the defaults).
-func LoadConfig(path string, overrides []string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err == nil && (doc.Kind == 0 || len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) == 0) {
-		return Config{}, fmt.Errorf("config %s: empty (no keys): it would train on the built-in defaults; start from one of configs/*.yaml", path)
-	}
-	return ParseConfig(data, path, overrides)
-}
-
-// ParseConfig decodes YAML text (name labels errors) over the defaults, applies overrides, validates.
-// Errors name the line and the key's YAML path: an unknown key, a value of the wrong type, a
-// section given a scalar; a value that came from an override is named by the override.
-func ParseConfig(data []byte, name string, overrides []string) (Config, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", name, err)
-	}
-	if root.Kind == 0 { // empty text
-		root = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
-	}
-	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		return Config{}, fmt.Errorf("config %s: want a mapping of keys at the top level", name)
-	}
-	for _, o := range overrides {
-		key, val, ok := strings.Cut(o, "=")
-		if !ok || key == "" {
-			return Config{}, fmt.Errorf("override %q: want key=value (e.g. selfplay.simulations=128)", o)
-		}
-		if err := setPath(root.Content[0], strings.Split(key, "."), val); err != nil {
-			return Config{}, fmt.Errorf("override %q: %w", o, err)
-		}
-	}
-	cfg := DefaultConfig()
-	if err := checkNode(root.Content[0], reflect.TypeOf(cfg), ""); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", name, err)
-	}
-	if err := root.Content[0].Decode(&cfg); err != nil { // checkNode has checked every key and type
-		return Config{}, fmt.Errorf("config %s: %w", name, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", name, err)
-	}
-	return cfg, nil
-}
-
-// checkNode checks a YAML node against the type it decodes into: every mapping key must be a field
-// (by its yaml tag) and every value must decode into the field's type. Errors name the line (or
-// "override" for a value set by one, which has no line) and the dotted path.
-func checkNode(n *yaml.Node, t reflect.Type, path string) error {
-	where := func(n *yaml.Node, p string) string {
-		if n.Line == 0 {
-			return "override " + p
-		}
-		return fmt.Sprintf("line %d: %s", n.Line, p)
-	}
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	if t.Kind() != reflect.Struct {
-		v := reflect.New(t)
-		if err := n.Decode(v.Interface()); err != nil {
-			msg := err.Error()
-			if i := strings.LastIndex(msg, ": cannot"); i >= 0 {
-				msg = msg[i+2:]
-			}
-			return fmt.Errorf("%s: %s", where(n, path), msg)
-		}
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		if path == "" {
-			return errors.New("want a mapping of keys at the top level")
-		}
-		return fmt.Errorf("%s is a section: want a mapping of keys, got %s", where(n, path), n.ShortTag())
-	}
-	fields := map[string]reflect.Type{}
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if tag == "" || tag == "-" || !f.IsExported() {
-			continue
-		}
-		fields[tag] = f.Type
-		names = append(names, tag)
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		p := k.Value
-		if path != "" {
-			p = path + "." + k.Value
-		}
-		ft, ok := fields[k.Value]
-		if !ok {
-			return fmt.Errorf("%s: unknown key (%s has %s)", where(k, p), sectionName(path), strings.Join(names, ", "))
-		}
-		if err := checkNode(v, ft, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func sectionName(path string) string {
-	if path == "" {
-		return "the top level"
-	}
-	return path
-}
-
-// setPath sets key path to a scalar value in a YAML mapping, creating intermediate mappings.
-func setPath(m *yaml.Node, path []string, val string) error {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value != path[0] {
-			continue
-		}
-		v := m.Content[i+1]
-		if len(path) == 1 {
-			*v = scalarNode(val)
-			return nil
-		}
-		if v.Kind != yaml.MappingNode {
-			return fmt.Errorf("%s is not a mapping", path[0])
-		}
-		return setPath(v, path[1:], val)
-	}
-	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: path[0]}
-	if len(path) == 1 {
-		v := scalarNode(val)
-		m.Content = append(m.Content, k, &v)
-		return nil
-	}
-	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	m.Content = append(m.Content, k, v)
-	return setPath(v, path[1:], val)
-}
-
-// scalarNode parses an override value as YAML (so numbers, booleans and [lists] keep their types).
-func scalarNode(val string) yaml.Node {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(val), &doc); err == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		n := *doc.Content[0]
-		unline(&n) // no line in the file: errors name the override
-		return n
-	}
-	return yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val}
-}
-
-func unline(n *yaml.Node) {
-	n.Line, n.Column = 0, 0
-	for _, c := range n.Content {
-		unline(c)
 	}
 }
 
@@ -591,7 +442,7 @@ func (c *ClusterConfig) validate() error {
 			if _, perr := strconv.Atoi(port); err != nil || perr != nil {
 				return fmt.Errorf("cluster.listen = %q, want host:port", c.Listen)
 			}
-			if !cluster.IsLoopback(host) && c.WorkerCreds == "" {
+			if !loopback.Host(host) && c.WorkerCreds == "" {
 				return fmt.Errorf("cluster.listen = %q is not loopback: other machines' workers need credentials (set cluster.worker_creds)", c.Listen)
 			}
 		}

@@ -158,3 +158,32 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestSelfPlayFixedSettings: the self-play search settings that are not config keys have the values
+// SelfPlayConfig's documentation (and configs/*.yaml) state, and the default Gumbel search plays
+// the sequential-halving winner (no temperature: Gumbel-top-k's noise explores), as every shipped
+// config does.
+func TestSelfPlayFixedSettings(t *testing.T) {
+	c := DefaultConfig()
+	sc := c.SelfPlaySettings("gen").Search
+	if sc.RootFPUReduction != 0.1 || sc.VirtualLoss != 1 || sc.GumbelScale != 1 || sc.GumbelCVisit != 50 {
+		t.Errorf("fixed settings: root FPU %g, virtual loss %g, Gumbel scale %g, c_visit %g; documented 0.1, 1, 1, 50",
+			sc.RootFPUReduction, sc.VirtualLoss, sc.GumbelScale, sc.GumbelCVisit)
+	}
+	if !c.SelfPlay.Gumbel || c.SelfPlay.TemperatureActions != 0 {
+		t.Errorf("default self-play: gumbel %v with temperature_actions %d, want Gumbel without temperature",
+			c.SelfPlay.Gumbel, c.SelfPlay.TemperatureActions)
+	}
+	for _, p := range []string{"quickstart", "small", "standard", "full"} {
+		data, err := os.ReadFile(filepath.Join("..", "configs", p+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "temperature_actions:") {
+			t.Errorf("configs/%s.yaml does not state temperature_actions (its behaviour would follow the default)", p)
+		}
+		if !strings.Contains(string(data), "root FPU reduction 0.1") {
+			t.Errorf("configs/%s.yaml does not document the fixed search settings", p)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/cluster"
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/internal/progress"
 	"github.com/yinsh-zero/yinsh/model"
@@ -64,6 +65,9 @@ type Options struct {
 	Out      io.Writer // one summary line per generation
 	Progress io.Writer // progress bars or lines (usually stderr)
 	Log      *slog.Logger
+	// StartServer starts the embedded nats-server of cluster.server = embedded (cmd/yinsh passes
+	// natsserver.Starter: train links the NATS client, not the server). Nil: such a run is refused.
+	StartServer cluster.StartServerFunc
 }
 
 // GenName names generation g's network.

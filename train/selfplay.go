@@ -16,7 +16,9 @@ import (
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
-// SelfPlayConfig turns the config's self-play section into the selfplay package's configuration.
+// SelfPlaySettings turns the config's self-play section into the selfplay package's configuration.
+// The search settings that are not keys keep mcts.DefaultConfig's values (SelfPlayConfig lists
+// them: root FPU reduction, virtual loss, Gumbel noise scale and c_visit).
 func (c *Config) SelfPlaySettings(generator string) selfplay.Config {
 	sp := &c.SelfPlay
 	sc := mcts.DefaultConfig()

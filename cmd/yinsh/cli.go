@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/suggest"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
@@ -276,4 +279,113 @@ func directiveFor(out []cobra.Completion) cobra.ShellCompDirective {
 		}
 	}
 	return d
+}
+
+// flagSynonyms maps names users try to the flags they mean, where neither the name nor the edit
+// distance would find them (the flags a command does not have are left out of its suggestions).
+var flagSynonyms = map[string][]string{
+	"simulations": {"sims"}, "simulation": {"sims"}, "sim": {"sims"}, "playouts": {"sims"},
+	"visits": {"sims"}, "nodes": {"sims"},
+	"time": {"movetime"}, "move-time": {"movetime"}, "time-per-move": {"movetime"}, "ms": {"movetime"},
+	"n": {"games"}, "count": {"games"}, "num-games": {"games"}, "ngames": {"games"}, "rounds": {"games"},
+	"model": {"checkpoint", "net"}, "network": {"checkpoint", "net"}, "weights": {"checkpoint"},
+	"ckpt": {"checkpoint"}, "net": {"checkpoint"},
+	"output": {"out"}, "output-dir": {"out"}, "outdir": {"out"},
+	"cores": {"parallel", "threads"}, "jobs": {"parallel", "threads"}, "workers": {"parallel", "threads"},
+	"concurrency": {"parallel"},
+	"rules":       {"variant"}, "random-seed": {"seed"}, "rng-seed": {"seed"},
+	"verbose": {"log-level"}, "debug": {"log-level"}, "quiet": {"log-level"},
+	"color": {"as"}, "colour": {"as"}, "side": {"as"},
+	"agent": {"player"}, "opponent": {"player", "b"}, "engine": {"player"},
+	"overwrite": {"force"}, "cfg": {"config"}, "config-file": {"config"},
+}
+
+// flagError is the root's flag error handler: an unknown flag's error names the command and
+// suggests its closest flags ("unknown flag: --simulations for \"yinsh play\"; did you mean --sims?",
+// see suggestFlags); other flag errors pass unchanged.
+func flagError(cmd *cobra.Command, err error) error {
+	var ne *pflag.NotExistError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	name := ne.GetSpecifiedName()
+	if ne.GetSpecifiedShortnames() != "" {
+		// -sims for --sims: the whole group is the name tried
+		name = ne.GetSpecifiedShortnames()
+	}
+	msg := fmt.Sprintf("%s for %q", err, cmd.CommandPath())
+	if s := suggestFlags(cmd, name); len(s) > 0 {
+		for i := range s {
+			s[i] = "--" + s[i]
+		}
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+	} else {
+		msg += fmt.Sprintf(" (see %s --help)", cmd.CommandPath())
+	}
+	return errors.New(msg)
+}
+
+// suggestFlags returns up to three of cmd's visible flags (its own and the inherited ones) closest
+// to the name tried: within edit distance 2 (3 for names of 8 or more letters), or one name a
+// prefix of the other (3 letters at least), or a synonym (flagSynonyms), or, when none of these,
+// a flag whose usage starts with the name (--simulations: "simulations per decision ..." of
+// --sims). Nearest first. (editDistance is train.go's.)
+func suggestFlags(cmd *cobra.Command, tried string) []string {
+	tried = strings.ToLower(strings.TrimLeft(tried, "-"))
+	type cand struct {
+		name string
+		rank int
+	}
+	var cs []cand
+	seen := map[string]bool{}
+	add := func(name string, rank int) {
+		if !seen[name] {
+			seen[name] = true
+			cs = append(cs, cand{name, rank})
+		}
+	}
+	var flags []*pflag.Flag
+	visit := func(f *pflag.Flag) {
+		if !f.Hidden {
+			flags = append(flags, f)
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	far := 2
+	if len(tried) >= 8 {
+		far = 3
+	}
+	for _, f := range flags {
+		if d := suggest.EditDistance(tried, f.Name); d <= far {
+			add(f.Name, d)
+		} else if min(len(tried), len(f.Name)) >= 3 && (strings.HasPrefix(f.Name, tried) || strings.HasPrefix(tried, f.Name)) {
+			add(f.Name, far+1)
+		}
+	}
+	for _, syn := range flagSynonyms[tried] {
+		if f := cmd.Flags().Lookup(syn); f != nil && !f.Hidden {
+			add(syn, far+2)
+		}
+	}
+	word := strings.TrimSuffix(strings.ReplaceAll(tried, "-", " "), "s")
+	lastResort := len(cs) == 0 // the usage only when nothing else is near
+	for _, f := range flags {
+		if !lastResort {
+			break
+		}
+		first := strings.ToLower(strings.Fields(f.Usage + " ")[0])
+		if len(word) >= 3 && strings.TrimSuffix(first, "s") == word {
+			add(f.Name, far+3)
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].rank < cs[j].rank })
+	var out []string
+	for _, c := range cs {
+		if len(out) == 3 {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return out
 }

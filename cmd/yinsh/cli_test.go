@@ -74,7 +74,7 @@ func TestModelInfo(t *testing.T) {
 	cfg, _ := model.Preset("tiny")
 	st, _ := os.Stat(ck)
 	for _, want := range []string{
-		"kind: training\n", "variant: blitz\n", "run: unknown\n", "generation: unknown\n", "step: 0\n",
+		"kind: training", "variant: blitz\n", "run: unknown\n", "generation: unknown\n", "step: 0\n",
 		"encoding version: ", "net: tiny: 2 blocks x 16 channels",
 		"parameters: " + itoa64(model.ParamCount(cfg, model.KindTraining)) + "\n",
 		"flops per position: " + itoa64(cfg.FLOPsPerPosition()) + " ",
@@ -190,7 +190,7 @@ func TestExportForceAndMetadata(t *testing.T) {
 		t.Fatal(errs)
 	}
 	out, _, _ := runCLI(t, "", "model", "info", st)
-	if !strings.Contains(out, "kind: inference\n") || !strings.Contains(out, "variant: blitz\n") {
+	if !strings.Contains(out, "kind: inference (") || !strings.Contains(out, "variant: blitz\n") {
 		t.Errorf("the inference file lost the variant:\n%s", out)
 	}
 }
@@ -471,5 +471,49 @@ func TestSearchWithCheckpoint(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: code %d err %q, want %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestUnknownFlagSuggestions: an unknown flag is refused (exit 1) with the command's closest flags,
+// by edit distance, prefix, synonym or usage; other flag errors are left as they were.
+func TestUnknownFlagSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"play", "--simulations", "64"}, `unknown flag: --simulations for "yinsh play"; did you mean --sims?`},
+		{[]string{"arena", "--simulations=5"}, `unknown flag: --simulations for "yinsh arena"; did you mean --sims?`},
+		{[]string{"search", "--sim", "5"}, `did you mean --sims?`},
+		{[]string{"show", "--mvoes", "e5"}, `unknown flag: --mvoes for "yinsh show"; did you mean --moves?`},
+		{[]string{"perft", "--depht", "2"}, `did you mean --depth?`},
+		{[]string{"train", "--confg", "x.yaml"}, `did you mean --config?`},
+		{[]string{"arena", "--game", "3"}, `did you mean --games?`},
+		{[]string{"play", "--milliseconds", "3"}, `did you mean --movetime?`}, // by --movetime's usage
+		{[]string{"selfplay", "--network", "x"}, `did you mean --checkpoint?`},
+		{[]string{"show", "--log-levl", "debug"}, `did you mean --log-level?`}, // a global flag
+		{[]string{"play", "-sims", "3"}, `unknown shorthand flag: 's' in -sims for "yinsh play"; did you mean --sims?`},
+		{[]string{"play", "--xyzzy"}, `unknown flag: --xyzzy for "yinsh play" (see yinsh play --help)`},
+		{[]string{"arena", "--games", "x"}, `invalid argument "x" for "--games" flag`},
+	} {
+		_, errs, code := runCLI(t, "", c.args...)
+		if code != 1 || !strings.HasPrefix(errs, "yinsh: ") || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: code %d stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+func TestSuggestFlagsLimit(t *testing.T) {
+	// at most three suggestions, nearest first
+	root := newRootCmd()
+	cmd, _, err := root.Find([]string{"arena"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.ParseFlags(nil) // merge the inherited flags, as a run does
+	if s := suggestFlags(cmd, "a"); len(s) > 3 {
+		t.Errorf("suggestions %v", s)
+	}
+	if s := suggestFlags(cmd, "gamez"); len(s) == 0 || s[0] != "games" {
+		t.Errorf("gamez: %v", s)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/yinsh-zero/yinsh/cluster"
+	"github.com/yinsh-zero/yinsh/cluster/natsserver"
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/train"
 )
@@ -290,8 +291,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 	waitFor(t, 60*time.Second, "two more games", func() bool { return len(published(workers)) >= before+2 }, all...)
 	trainer.kill(t)
 	if srv != nil {
-		srv.kill(t)
-		time.Sleep(300 * time.Millisecond)
+		srv.kill(t) // returns once the process has exited (its port and store lock released)
 		srv = startServer()
 	}
 	resumed := startProc(t, "resumed trainer", bin, "train", "--run", runDir, "--resume")
@@ -336,7 +336,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 	if srv != nil {
 		waiting = streamIDs(t, url, trainerCreds, "crun")
 	} else {
-		s, err := cluster.StartServer(cluster.ServerOptions{Dir: filepath.Join(runDir, "nats"), Listen: "127.0.0.1:0", Run: "crun", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		s, err := natsserver.Start(cluster.ServerOptions{Dir: filepath.Join(runDir, "nats"), Listen: "127.0.0.1:0", Run: "crun", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +416,7 @@ func TestClusterRunFlag(t *testing.T) {
 // for a run the server does not hold.
 func TestWorkerRefused(t *testing.T) {
 	dir := t.TempDir()
-	s, err := cluster.StartServer(cluster.ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "r",
+	s, err := natsserver.Start(cluster.ServerOptions{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Run: "r",
 		WorkerCreds: cluster.Creds{Token: "right"}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -438,6 +438,59 @@ func TestWorkerRefused(t *testing.T) {
 		_, errs, code = runCLI(t, "", "cluster", "status", "--server", s.URL(), "--run", "nope", "--creds", tc.creds)
 		if code == 0 || !strings.Contains(errs, tc.want) {
 			t.Errorf("status --creds %s: exit %d, stderr %q; want %q", filepath.Base(tc.creds), code, errs, tc.want)
+		}
+	}
+}
+
+// TestTrainLocalWorkers: yinsh train wires the embedded server (cluster/natsserver) into train:
+// every generation's self-play is played by two in-process workers through it, each game recorded
+// once and counted by source.
+func TestTrainLocalWorkers(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath, runDir := filepath.Join(dir, "local.yaml"), filepath.Join(dir, "run.1")
+	must(t, os.WriteFile(cfgPath, []byte(`variant: blitz
+generations: 2
+selfplay: {games: 4, parallel: 4, simulations: 8, gumbel_considered: 4}
+training: {steps_per_generation: 3, batch_size: 16, min_positions: 10}
+evaluation: {games: 2, simulations: 4, parallel: 2, gate: score, baseline_games: 2, baselines: [random]}
+cluster: {server: embedded, listen: "127.0.0.1:0", local_workers: 2, worker_parallel: 2, staleness: 1}
+`), 0o644))
+	out, errs, code := runCLI(t, "", "train", "--config", cfgPath, "--run", runDir)
+	if code != 0 {
+		t.Fatalf("train: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"cluster: run run_1 on nats://127.0.0.1:", "gen 1/2: self-play 4 games", "by source local-"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	ids := map[uint64]int{}
+	gens := map[string]int{}
+	must(t, datasets.ScanDir(filepath.Join(runDir, "games"), func(_ string, _ int, r *datasets.Record) error {
+		ids[r.ID]++
+		gens[r.Generator]++
+		return nil
+	}))
+	if len(ids) != 8 || gens["gen-0001"] != 4 || gens["gen-0002"] != 4 {
+		t.Fatalf("shards: %d distinct games, by generation %v; want 8, 4 and 4", len(ids), gens)
+	}
+	for id, n := range ids {
+		if n != 1 {
+			t.Errorf("game %x recorded %d times", id, n)
+		}
+	}
+	ms, err := train.ReadMetrics(filepath.Join(runDir, train.MetricsFile))
+	must(t, err)
+	if len(ms) != 2 {
+		t.Fatalf("%d generations of metrics, want 2", len(ms))
+	}
+	for _, m := range ms {
+		n := 0
+		for _, c := range m.SelfPlay.Sources {
+			n += c
+		}
+		if n != 4 {
+			t.Errorf("generation %d: sources %v, want 4 games", m.Generation, m.SelfPlay.Sources)
 		}
 	}
 }

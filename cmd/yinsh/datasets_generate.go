@@ -254,7 +254,7 @@ func datasetsGenerateRun(ctx context.Context, opts *DatasetsGenerateOptions) err
 	if err := prepareGenerateDir(opts.Dir, man); err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := logFor(ctx, opts.Err, slog.LevelInfo)
 	w, err := datasets.NewWriter(opts.Dir, datasets.WriterOptions{GamesPerShard: opts.GamesPerShard, Recover: true, Logger: logger})
 	if err != nil {
 		return err

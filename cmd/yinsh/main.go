@@ -9,18 +9,27 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/yinsh-zero/yinsh/internal/progress"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // run executes the CLI with the given arguments and streams and returns the process exit code.
+// Standard output and error that are terminals are wrapped as progress.Terminals of one screen, so
+// that progress bars, logs and results written to them never share a line; others are used as they
+// are.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	scr := progress.NewScreen()
+	stdout, stderr = scr.Writer(stdout), scr.Writer(stderr)
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	if err := root.Execute(); err != nil {
+	err := root.Execute()
+	scr.Close()
+	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -45,6 +54,8 @@ func newRootCmd() *cobra.Command {
 		Version:       versionText(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
+	addLogFlags(root)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newPerftCmd(),
 		newReplayCmd(),

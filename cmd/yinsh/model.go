@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 )
@@ -143,6 +146,9 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	if st.IsDir() {
 		return fmt.Errorf("%s is a directory, not a checkpoint file", opts.Path)
 	}
+	if err := notCheckpoint(opts.Path); err != nil {
+		return err
+	}
 	// the full read verifies the checksum and every tensor's shape
 	ck, err := model.ReadCheckpoint(opts.Path)
 	if err != nil {
@@ -161,7 +167,7 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	}
 	fmt.Fprintf(o, "file: %s\n", opts.Path)
 	fmt.Fprintf(o, "size: %d bytes (%s)\n", st.Size(), humanBytes(st.Size()))
-	fmt.Fprintf(o, "kind: %s\n", m.Kind)
+	fmt.Fprintf(o, "kind: %s\n", kindText(m))
 	fmt.Fprintf(o, "variant: %s\n", unknown(m.Variant))
 	if m.Run != nil {
 		fmt.Fprintf(o, "run: %s\ngeneration: %d\n", unknown(m.Run.ID), m.Run.Generation)
@@ -177,8 +183,9 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	if cfg.ScoreHead {
 		gpool += ", score head"
 	}
-	fmt.Fprintf(o, "net: %s: %d blocks x %d channels, policy head %d channels, value head %d channels x %d hidden, %d input planes%s\n",
-		unknown(cfg.Name), cfg.Blocks, cfg.Channels, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden, cfg.InputPlanes, gpool)
+	fmt.Fprintf(o, "net: %s: %s x %s, policy head %s, value head %s x %d hidden, %s%s\n",
+		unknown(cfg.Name), plural(cfg.Blocks, "block"), plural(cfg.Channels, "channel"), plural(cfg.PolicyChannels, "channel"),
+		plural(cfg.ValueChannels, "channel"), cfg.ValueHidden, plural(cfg.InputPlanes, "input plane"), gpool)
 	fmt.Fprintf(o, "parameters: %d\n", model.ParamCount(cfg, m.Kind))
 	flops := cfg.FLOPsPerPosition()
 	fmt.Fprintf(o, "flops per position: %d (%.2f MFLOP)\n", flops, float64(flops)/1e6)
@@ -190,6 +197,54 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	fmt.Fprintf(o, "backend: %s\n", unknown(m.Backend))
 	fmt.Fprintf(o, "tensors: %d\n", h.Tensors)
 	fmt.Fprintf(o, "sha256: %s (verified)\n", h.SHA256)
+	return nil
+}
+
+// kindText says what kind of network file m describes: a training checkpoint with or without its
+// optimiser state (an exported --format weights file, or the reference network, has none: it plays
+// and can be fine-tuned, with fresh optimiser moments), or a batch-norm-folded inference file.
+func kindText(m model.Metadata) string {
+	switch {
+	case m.Kind == model.KindTraining && m.Optimizer != nil:
+		return "training (weights and optimiser state: resumes training exactly)"
+	case m.Kind == model.KindTraining:
+		return "training weights (no optimiser state: plays, and trains on with fresh optimiser moments)"
+	case m.Kind == model.KindInference:
+		return "inference (batch norm folded: plays, does not train)"
+	}
+	return m.Kind
+}
+
+// plural is "1 channel", "16 channels".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// notCheckpoint names what the file at path is when it is recognisably something else than a
+// network file (a dataset shard, a game record, Parquet, zstd data), so that model info does not
+// answer with a format error about a file that was never a checkpoint.
+func notCheckpoint(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	switch {
+	case datasets.IsShard(head):
+		return fmt.Errorf("%s is a dataset shard, not a checkpoint: use yinsh datasets games %s", path, path)
+	case bytes.HasPrefix(head, []byte(zstdMagic)):
+		return fmt.Errorf("%s is zstd-compressed data, not a checkpoint", path)
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return fmt.Errorf("%s is a Parquet file, not a checkpoint", path)
+	case n > 0 && !(n > 8 && head[8] == '{') && utf8.Valid(head) && bytes.IndexByte(head, 0) < 0:
+		return fmt.Errorf("%s is a text file, not a checkpoint (game records and token files: yinsh replay %s)", path, path)
+	}
 	return nil
 }
 

@@ -197,3 +197,53 @@ func TestBenchModelKernelChild(t *testing.T) {
 	}
 	fmt.Print(out)
 }
+
+// TestModelInfoSaysWhatTheFileIs: model info names a shard, a text file, Parquet or zstd data as
+// what they are; it tells a training checkpoint with optimiser state from weights without (the
+// reference network) and an inference export; counts are singular where they are 1.
+func TestModelInfoSaysWhatTheFileIs(t *testing.T) {
+	dir := t.TempDir()
+	shards := filepath.Join(dir, "games")
+	if _, errs, code := runCLI(t, "", "datasets", "generate", "--player", "random", "--games", "2", "--variant", "blitz", "--out", shards); code != 0 {
+		t.Fatalf("datasets generate: %s", errs)
+	}
+	text := filepath.Join(dir, "game.txt")
+	os.WriteFile(text, []byte("# a game\ne5 f6\n"), 0o644)
+	parquet := filepath.Join(dir, "x.parquet")
+	os.WriteFile(parquet, []byte("PAR1\x15\x00rest of a parquet file"), 0o644)
+	for path, want := range map[string]string{
+		filepath.Join(shards, "shard-000000.yz"): "is a dataset shard, not a checkpoint: use yinsh datasets games",
+		text:                                     "is a text file, not a checkpoint",
+		parquet:                                  "is a Parquet file, not a checkpoint",
+	} {
+		if _, errs, code := runCLI(t, "", "model", "info", path); code == 0 || !strings.Contains(errs, want) {
+			t.Errorf("model info %s: code %d err %q, want %q", path, code, errs, want)
+		}
+	}
+
+	ck := filepath.Join(dir, "init.ckpt")
+	if _, errs, code := runCLI(t, "", "model", "init", "--net", "tiny", "--seed", "1", "--out", ck); code != 0 {
+		t.Fatal(errs)
+	}
+	weights := filepath.Join(dir, "weights.ckpt")
+	if _, errs, code := runCLI(t, "", "export", "--checkpoint", ck, "--format", "weights", "--out", weights); code != 0 {
+		t.Fatal(errs)
+	}
+	inference := filepath.Join(dir, "inference.safetensors")
+	if _, errs, code := runCLI(t, "", "export", "--checkpoint", ck, "--format", "safetensors", "--out", inference); code != 0 {
+		t.Fatal(errs)
+	}
+	for path, want := range map[string]string{
+		ck:        "kind: training (weights and optimiser state",
+		weights:   "kind: training weights (no optimiser state",
+		inference: "kind: inference (batch norm folded",
+	} {
+		out, errs, code := runCLI(t, "", "model", "info", path)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("model info %s: code %d out %q err %q, want %q", path, code, out, errs, want)
+		}
+		if !strings.Contains(out, "value head 1 channel x") || strings.Contains(out, "1 channels") {
+			t.Errorf("model info %s: %q, want the tiny net's value head as '1 channel'", path, out)
+		}
+	}
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -50,12 +52,21 @@ func TestReadmeArchitectureOrder(t *testing.T) {
 		t.Skip("runs go list over the module")
 	}
 	bullet := regexp.MustCompile("^- `([a-z0-9_/]+)/`")
+	goFile := regexp.MustCompile("`([a-z0-9_]+\\.go)`")
 	rank := map[string]int{}
 	var order []string
 	for _, l := range readmeSection(t, "Architecture (dependency order)") {
 		if m := bullet.FindStringSubmatch(l); m != nil {
 			rank[m[1]] = len(order)
 			order = append(order, m[1])
+		}
+		// every file a bullet names exists in its folder's tree
+		if len(order) > 0 {
+			for _, m := range goFile.FindAllStringSubmatch(l, -1) {
+				if !fileUnder(filepath.Join("../..", order[len(order)-1]), m[1]) {
+					t.Errorf("README's architecture names %s under %s/, which has no such file", m[1], order[len(order)-1])
+				}
+			}
 		}
 	}
 	if len(order) < 8 {
@@ -109,6 +120,19 @@ func TestReadmeArchitectureOrder(t *testing.T) {
 		}
 	}
 	t.Logf("%d packages in %d folders checked against README's order %v", pkgs, len(order), order)
+}
+
+// fileUnder reports whether a file called name exists in dir or below it.
+func fileUnder(dir, name string) bool {
+	found := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == name {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // TestReadmeFlagDefaults checks the flag defaults the docs state against cobra's: `[--flag VALUE]`

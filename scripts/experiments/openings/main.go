@@ -10,7 +10,7 @@
 //	           over the openings' white-win probabilities p: the excess over ½ measures how much
 //	           the openings decide the games (a pair then measures the opening, not the players)
 //
-//	go run ./scripts/experiments/openings -variant blitz -pairs 200 -sims 100
+//	cd scripts/experiments && go run ./openings -variant blitz -pairs 200 -sims 100
 package main
 
 import (

@@ -21,8 +21,8 @@
 // -policy-temp, -cpuct, -fpu and -place-uniform (uniform priors on ring placements) vary it.
 // -ordered-baseline makes B the old rollout:N, its children in action-id order.
 //
-//	go run ./scripts/experiments/placement -prior noise-place -games 300
-//	go run ./scripts/experiments/placement -checkpoint run/checkpoints/gen-0030.ckpt -lambda 0.5 -ordered-baseline -games 100
+//	cd scripts/experiments && go run ./placement -prior noise-place -games 300
+//	cd scripts/experiments && go run ./placement -checkpoint ../../runs/quickstart/checkpoints/gen-0030.ckpt -lambda 0.5 -ordered-baseline -games 100
 package main
 
 import (

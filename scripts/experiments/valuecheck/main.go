@@ -3,7 +3,7 @@
 // (win - loss, for the side to act) matches the outcome, and the mean of value × outcome; the
 // recorded search root values are scored the same way for comparison.
 //
-//	go run ./scripts/experiments/valuecheck -checkpoint run/checkpoints/gen-0030.ckpt -games run/games
+//	cd scripts/experiments && go run ./valuecheck -checkpoint ../../runs/quickstart/checkpoints/gen-0030.ckpt -games ../../runs/quickstart/games
 package main
 
 import (
