@@ -124,18 +124,6 @@ func formatInfo(res *mcts.Result, side env.Color, elapsed time.Duration, top int
 	return b.String()
 }
 
-// formatQ prints a candidate's mean value with 3 decimals, or "-" when it has no visits.
-func formatQ(st selfplay.ActionStat) string {
-	if st.Visits == 0 {
-		return "-"
-	}
-	q := strconv.FormatFloat(float64(st.Q), 'f', 3, 32)
-	if q == "-0.000" {
-		q = "0.000"
-	}
-	return q
-}
-
 // parseAnalyze parses analyze's arguments: [interval_ms] [sims N] [movetime MS] [top K].
 func parseAnalyze(args []string) (interval time.Duration, b budget, top int, err error) {
 	interval, top = DefaultAnalysisInterval, DefaultAnalysisTop
@@ -186,7 +174,7 @@ const analyzeArgs = "[INTERVAL_MS] [sims N] [movetime MS] [top K]"
 // (errNotSearching for players that do not search).
 func (e *Engine) searcherFor() (*searcher, error) {
 	if e.search == nil {
-		s, err := openSearcher(e.spec, e.sims, e.mix, 0, e.nets.load, false)
+		s, err := openSearcher(e.spec, e.set, 0, e.nets.load, false)
 		if err != nil {
 			return nil, err
 		}

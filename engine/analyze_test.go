@@ -182,7 +182,7 @@ func TestAnalyzeStream(t *testing.T) {
 		}
 		checkInfo(t, in, legal, "w")
 		infos = append(infos, in)
-		if !stopSent && (len(infos) >= 6 || time.Since(start) > 5*time.Second) {
+		if !stopSent && len(infos) >= 6 { // an unbounded analysis streams until stopped: no clock here
 			p.send("8 name") // any command stops the analysis, then runs
 			stopSent = true
 		}
@@ -283,9 +283,9 @@ func TestAnalyzeBudget(t *testing.T) {
 	if as := answers(t, run(t, e, "analyze movetime 300")); len(as) != 1 || time.Since(start) < 300*time.Millisecond {
 		t.Errorf("analyze movetime 300 at the end of input: %+v after %v", as, time.Since(start))
 	}
-	start = time.Now()
-	if as := answers(t, run(t, e, "analyze\n")); len(as) != 1 || !as[0].OK || time.Since(start) > 2*time.Second {
-		t.Errorf("analyze at the end of input: %+v after %v", as, time.Since(start))
+	// (one that did not stop would hang the test: no clock is read for it)
+	if as := answers(t, run(t, e, "analyze\n")); len(as) != 1 || !as[0].OK {
+		t.Errorf("analyze at the end of input: %+v", as)
 	}
 	// a new position starts a new tree
 	ask(t, e, "play e5-e1")

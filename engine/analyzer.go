@@ -44,10 +44,10 @@ type idleTree struct {
 type AnalyzerOptions struct {
 	// Player is the player spec (selfplay.OpenPlayer's).
 	Player string
-	// Sims is checkpoint players' simulations for requests that give no budget (0: DefaultSims).
-	Sims int
-	// RolloutMix is checkpoint players' leaf value mix λ.
-	RolloutMix float32
+	// Search is the player's search settings: a checkpoint is searched as its players search
+	// (PUCT or Gumbel, its leaves in flight, its rollout mix), and a request that gives no budget
+	// gets the player's own (Sims, 0: DefaultSims; MoveTime).
+	selfplay.Search
 	// Variant is the variant the players are built for (players that do not search).
 	Variant env.Variant
 	// Seed seeds the searches; request k searches with Seed+k.
@@ -55,7 +55,7 @@ type AnalyzerOptions struct {
 	// Parallel is the number of requests expected to search at once; it sizes a checkpoint's
 	// network batches (0: DefaultJSONParallel).
 	Parallel int
-	// Load loads a checkpoint player's network (nil: the pure-Go gonum.Load).
+	// Load loads a checkpoint player's network: the backend (required for checkpoints).
 	Load func(path string) (model.Net, error)
 }
 
@@ -63,7 +63,7 @@ type AnalyzerOptions struct {
 type AnalysisRequest struct {
 	State *env.State // not terminal; not modified
 	// Sims and MoveTime bound the search (the first reached ends it); with neither, the player's
-	// own budget (AnalyzerOptions.Sims, rollout:N's N).
+	// own budget (AnalyzerOptions.Search's Sims and MoveTime, rollout:N's N).
 	Sims     int
 	MoveTime time.Duration
 	// Top is how many candidates to list, most visited first.
@@ -103,12 +103,11 @@ func NewAnalyzer(opts AnalyzerOptions) (*Analyzer, error) {
 	}
 	a := &Analyzer{spec: opts.Player}
 	a.seed.Store(opts.Seed)
-	load := func(path string) (model.Net, error) { return loadCheckpoint(path, opts.Load) }
-	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*mcts.DefaultConfig().LeavesInFlight, load, true)
+	srch, err := openSearcher(opts.Player, opts.Search, opts.Parallel, checkpointLoader(opts.Load), true)
 	switch {
 	case errors.Is(err, errNotSearching):
-		a.factory, a.closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant,
-			RolloutMix: opts.RolloutMix, Parallel: opts.Parallel, Load: opts.Load})
+		a.factory, a.closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant,
+			Parallel: opts.Parallel, Load: opts.Load})
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +165,7 @@ func (a *Analyzer) Analyze(ctx context.Context, req AnalysisRequest) (*AnalysisR
 	}
 	b := budget{Sims: req.Sims, MoveTime: req.MoveTime}
 	if !b.bounded() {
-		b.Sims = a.srch.cfg.Simulations
+		b = a.srch.ownBudget()
 	}
 	it.t.Reset(req.State)
 	res, sims, err := searchMore(it.t, it.rng, a.srch.cfg, b, JSONMaxTreeBytes, func() bool { return ctx.Err() != nil }, nil)

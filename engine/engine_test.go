@@ -20,6 +20,9 @@ import (
 
 func newEngine(t testing.TB, opts Options) *Engine {
 	t.Helper()
+	if opts.Load == nil {
+		opts.Load = loadGonum
+	}
 	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +138,7 @@ func TestNewErrors(t *testing.T) {
 	if _, err := New(Options{Player: "rollout:zero"}); err == nil {
 		t.Error("bad player spec accepted")
 	}
-	if _, err := New(Options{Sims: -1}); err == nil {
+	if _, err := New(Options{Search: selfplay.Search{Sims: -1}}); err == nil {
 		t.Error("negative sims accepted")
 	}
 	e := newEngine(t, Options{})
@@ -544,8 +547,9 @@ func TestReadAnswer(t *testing.T) {
 // TestSearchingPlayer checks eval and genmove_info with a player that searches and has a value
 // (rollout:N), through the same ParsePlayer path as every other player.
 func TestSearchingPlayer(t *testing.T) {
-	if _, err := selfplay.ParsePlayer("rollout:40", selfplay.PlayerOptions{Sims: DefaultSims}); err != nil {
-		t.Skipf("rollout players are not in this build: %v", err)
+	// rollout players are always built in: a failure here is a regression, never a reason to skip
+	if _, err := selfplay.ParsePlayer("rollout:40", selfplay.PlayerOptions{Search: selfplay.Search{Sims: DefaultSims}}); err != nil {
+		t.Fatalf("rollout:40: %v", err)
 	}
 	var logs bytes.Buffer
 	e := newEngine(t, Options{Player: "rollout:40", Seed: 2, Variant: env.Blitz, Log: slog.New(slog.NewTextHandler(&logs, nil))})

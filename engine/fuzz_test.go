@@ -45,7 +45,7 @@ func FuzzEngineLines(f *testing.F) {
 		f.Add(s)
 	}
 	ck := checkpointFile(f)
-	var nets netCache // loaded once: every engine of the fuzz run shares the network
+	nets := netCache{loader: loadGonum} // loaded once: every engine of the fuzz run shares the network
 	if _, err := nets.load(ck); err != nil {
 		f.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func FuzzEngineLines(f *testing.F) {
 // inside), one per command line up to quit, in order.
 func fuzzSession(t *testing.T, input, player, ck string, nets netCache) {
 	open := func() *Engine {
-		e, err := New(Options{Player: "random", Sims: 2, Seed: 1})
+		e, err := New(Options{Player: "random", Search: selfplay.Search{Sims: 2}, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,13 +181,13 @@ func fuzzSlow(e *Engine, ck, line string) string {
 		if !rollout && !isCheckpointSpec(e.spec) {
 			return "" // random, heuristic
 		}
-		if e.movetime > 0 {
-			if e.movetime > fuzzMaxTime {
+		if e.set.MoveTime > 0 {
+			if e.set.MoveTime > fuzzMaxTime {
 				return "a move time over the fuzz bound"
 			}
 			return ""
 		}
-		n := e.sims
+		n := e.set.Sims
 		if rollout {
 			n, _ = selfplay.ParseRollout(e.spec)
 		}

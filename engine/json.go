@@ -33,7 +33,8 @@ import (
 //	moves     action tokens played from there, each for whoever is to act
 //	variant   "standard" or "blitz" (default: JSONOptions.Variant)
 //	sims      simulations of the search; movetime: milliseconds of search; with both, the first
-//	          reached ends it; with neither, the player's budget (JSONOptions.Sims, rollout:N's N)
+//	          reached ends it; with neither, the player's own budget (JSONOptions.Search's Sims and
+//	          MoveTime, rollout:N's N)
 //	top       how many candidates to list (default 10)
 //
 // Answer of a searching player (rollout:N, a checkpoint):
@@ -52,10 +53,9 @@ type JSONOptions struct {
 	// Player is the player spec (selfplay.ParsePlayer's): rollout:N and checkpoints are searched
 	// here, with statistics; other players answer through their Decide.
 	Player string
-	// Sims is checkpoint players' simulations for requests that give no budget (0: DefaultSims).
-	Sims int
-	// RolloutMix is checkpoint players' leaf value mix λ (see Options.RolloutMix).
-	RolloutMix float32
+	// Search is the player's search settings (see AnalyzerOptions.Search): a request that gives no
+	// budget gets the player's own (Sims, 0: DefaultSims; MoveTime).
+	selfplay.Search
 	// Variant is the variant of requests that name none.
 	Variant env.Variant
 	// Seed seeds the searches; worker k uses Seed+k.
@@ -63,9 +63,13 @@ type JSONOptions struct {
 	// Parallel is the number of requests searched at once (0: DefaultJSONParallel). A checkpoint's
 	// trees share one network batcher, so their leaves are evaluated together.
 	Parallel int
-	// Load loads a checkpoint player's network: the backend (nil: the pure-Go gonum.Load).
+	// Load loads a checkpoint player's network: the backend (required for checkpoints).
 	Load func(path string) (model.Net, error)
 }
+
+// testHookJSONSearch, when set (by tests, before RunJSON starts), is called by a worker as it starts
+// a search.
+var testHookJSONSearch func()
 
 // DefaultJSONParallel is the number of requests RunJSON searches at once when JSONOptions.Parallel
 // is 0.
@@ -146,12 +150,11 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 	defer cancel()
 
 	var factory selfplay.PlayerFactory
-	leaves := mcts.DefaultConfig().LeavesInFlight
-	load := func(path string) (model.Net, error) { return loadCheckpoint(path, opts.Load) }
-	srch, err := openSearcher(opts.Player, opts.Sims, opts.RolloutMix, opts.Parallel*leaves, load, true)
+	srch, err := openSearcher(opts.Player, opts.Search, opts.Parallel, checkpointLoader(opts.Load), true)
 	if errors.Is(err, errNotSearching) {
 		var closer io.Closer
-		factory, closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: opts.Sims, Variant: opts.Variant, RolloutMix: opts.RolloutMix, Parallel: opts.Parallel, Load: opts.Load})
+		factory, closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant,
+			Parallel: opts.Parallel, Load: opts.Load})
 		if err != nil {
 			return err
 		}
@@ -386,9 +389,12 @@ func (wk *jsonWorker) answer(j jsonJob) error {
 	}
 	b := j.b
 	if !b.bounded() {
-		b.Sims = wk.srch.cfg.Simulations
+		b = wk.srch.ownBudget()
 	}
 	wk.tree.Reset(j.state)
+	if testHookJSONSearch != nil {
+		testHookJSONSearch()
+	}
 	res, sims, err := searchMore(wk.tree, wk.rng, wk.srch.cfg, b, JSONMaxTreeBytes, func() bool { return wk.ctx.Err() != nil }, nil)
 	if wk.ctx.Err() != nil {
 		return nil // stopped: RunJSON returns ctx's error

@@ -207,7 +207,7 @@ func TestRunJSONPlayers(t *testing.T) {
 		in.WriteString("\n")
 	}
 	for _, player := range []string{ck, "heuristic"} {
-		byID, nulls := jsonAnswers(t, in.String(), JSONOptions{Player: player, Parallel: 4, Variant: env.Blitz})
+		byID, nulls := jsonAnswers(t, in.String(), JSONOptions{Player: player, Parallel: 4, Variant: env.Blitz, Load: loadGonum})
 		if len(byID) != 8 || len(nulls) != 0 {
 			t.Fatalf("%s: %d answers, errors %v", player, len(byID), nulls)
 		}
@@ -230,15 +230,18 @@ func TestRunJSONCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- RunJSON(ctx, r, io.Discard, JSONOptions{Player: "rollout:5", Parallel: 1}) }()
+	searching := make(chan struct{})
+	testHookJSONSearch = func() { close(searching) }
+	defer func() { testHookJSONSearch = nil }()
 	io.WriteString(w, `{"id":1,"movetime":60000}`+"\n")
-	time.Sleep(100 * time.Millisecond)
+	<-searching // the long search runs
 	cancel()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("RunJSON after cancel: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang guard, not a timing check: it returns within a chunk
 		t.Fatal("RunJSON did not return after its context ended")
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/yinsh-zero/yinsh/selfplay"
 	"os"
 	"runtime"
 	"strings"
@@ -56,7 +57,7 @@ func TestNoLeaks(t *testing.T) {
 	ck := checkpointFile(t)
 	g0, h0 := settle(-1)
 
-	e := newEngine(t, Options{Player: ck, Sims: 2, Seed: 1, Variant: env.Blitz})
+	e := newEngine(t, Options{Player: ck, Search: selfplay.Search{Sims: 2}, Seed: 1, Variant: env.Blitz})
 	exec := func(line string) (bool, string) {
 		t.Helper()
 		_, ok, text, answered := e.Exec(line)
@@ -190,7 +191,7 @@ func mb(b uint64) float64 { return float64(b) / (1 << 20) }
 // regular file is refused without being read.
 func TestCheckpointLoadedOnce(t *testing.T) {
 	ck := checkpointFile(t)
-	e := newEngine(t, Options{Player: ck, Sims: 2, Variant: env.Blitz})
+	e := newEngine(t, Options{Player: ck, Search: selfplay.Search{Sims: 2}, Variant: env.Blitz})
 	defer e.Close()
 	net := e.nets.net
 	if net == nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/yinsh-zero/yinsh/selfplay"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,9 @@ import (
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 )
+
+// loadGonum is the backend of the tests' checkpoint players (the engine links none).
+func loadGonum(path string) (model.Net, error) { return gonum.Load(path) }
 
 type countingNet struct {
 	*gonum.Net
@@ -30,7 +34,7 @@ func TestEngineLoadBackend(t *testing.T) {
 		n, err := gonum.Load(p)
 		return countingNet{n, &closed}, err
 	}
-	e, err := New(Options{Player: a, Sims: 4, Load: load})
+	e, err := New(Options{Player: a, Search: selfplay.Search{Sims: 4}, Load: load})
 	if err != nil {
 		t.Fatal(err)
 	}

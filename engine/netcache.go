@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/model"
-	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
@@ -36,7 +36,7 @@ func checkpointName(path string) string {
 // netCache keeps the network of the checkpoint loaded last, so that what rebuilds the player
 // (set sims, set movetime, set seed, set player with the same file, newgame with another variant)
 // and the analysis searcher reuse it instead of reading and decoding the file again. The network's
-// weights never change (gonum.Net.Predict is safe for concurrent use), so the player's batcher and
+// weights never change (model.Net.Predict is safe for concurrent use), so the player's batcher and
 // the searcher's can share it. A file that changed on disk since it was loaded (another size or
 // modification time: a training run writing a new checkpoint over it) is loaded anew.
 type netCache struct {
@@ -44,7 +44,7 @@ type netCache struct {
 	size int64
 	mod  time.Time
 	net  model.Net
-	// loader loads a checkpoint on the engine's backend (nil: gonum.Load)
+	// loader loads a checkpoint on the engine's backend (nil: none, checkpoints are refused)
 	loader func(path string) (model.Net, error)
 	// evicted are networks replaced in the cache that players may still use: closed by flush,
 	// once the players built on them are closed
@@ -81,7 +81,10 @@ func (c *netCache) load(path string) (model.Net, error) {
 	if c.net != nil && c.path == path && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
 		return c.net, nil
 	}
-	net, err := loadCheckpoint(path, c.loader)
+	if c.loader == nil {
+		return nil, errors.New("no backend to load a checkpoint with (engine.Options.Load is nil)")
+	}
+	net, err := c.loader(path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,18 +95,21 @@ func (c *netCache) load(path string) (model.Net, error) {
 	return net, nil
 }
 
-// loadCheckpoint is load, or gonum.Load when load is nil. Both backends read through
-// model.ReadCheckpoint, which refuses a directory, a device or a named pipe before opening it
-// (reading /dev/zero or a FIFO as a checkpoint would never end).
-func loadCheckpoint(path string, load func(string) (model.Net, error)) (model.Net, error) {
-	path, err := nets.Resolve(path) // the reference network's spec names its cached file
-	if err != nil {
-		return nil, err
+// checkpointLoader returns load behind nets.Resolve (the reference network's spec names its
+// cached file), or nil when load is nil (openSearcher then refuses checkpoints, naming the missing
+// backend). Both backends read through model.ReadCheckpoint, which refuses a directory, a device or
+// a named pipe before opening it (reading /dev/zero or a FIFO as a checkpoint would never end).
+func checkpointLoader(load func(string) (model.Net, error)) func(string) (model.Net, error) {
+	if load == nil {
+		return nil
 	}
-	if load != nil {
+	return func(path string) (model.Net, error) {
+		path, err := nets.Resolve(path)
+		if err != nil {
+			return nil, err
+		}
 		return load(path)
 	}
-	return gonum.Load(path)
 }
 
 // checkpointError is selfplay.OpenPlayer's error for a spec that does not load as a checkpoint.
@@ -122,14 +128,17 @@ func (e *Engine) openPlayer(spec string, opts selfplay.PlayerOptions) (selfplay.
 	if !isCheckpointSpec(spec) {
 		return selfplay.OpenPlayer(spec, opts)
 	}
-	if opts.Sims < 1 {
+	if opts.Simulations() < 1 {
 		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", spec)
+	}
+	if err := opts.Search.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("selfplay: player %s: %w", spec, err)
 	}
 	net, err := e.nets.load(spec)
 	if err != nil {
 		return nil, nil, checkpointError(spec, err)
 	}
-	np, err := selfplay.NewNetPlayers(checkpointName(spec), net.Predict, opts.SearchConfig(), netPlayerBatch, opts.RolloutMix)
+	np, err := selfplay.NewNetPlayers(checkpointName(spec), net.Predict, opts.Config(), netPlayerBatch, opts.RolloutMix)
 	if err != nil {
 		return nil, nil, err
 	}

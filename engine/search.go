@@ -32,11 +32,13 @@ type searcher struct {
 }
 
 // openSearcher returns the searcher of spec, errNotSearching if spec is a player that does not
-// search, or the error that building it gives (a bad rollout:N, a checkpoint that does not load).
-// sims is the budget of checkpoint players; maxBatch bounds the network's batches (the leaves in
-// flight of all the trees searched at once). load loads the checkpoint's network; with own the
-// searcher closes it on Close, else it is borrowed (the engine's cache keeps it).
-func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(path string) (model.Net, error), own bool) (*searcher, error) {
+// search, or the error that building it gives (a bad rollout:N, settings mcts refuses, a checkpoint
+// that does not load). set is the player's search settings: a checkpoint searches with set.Config()
+// as its players do (selfplay.PlayerOptions.Search), a rollout:N player with set.RolloutConfig(N).
+// parallel is the number of trees searched at once, which sizes the network's batches (their
+// leaves in flight). load loads the checkpoint's network; with own the searcher closes it on
+// Close, else it is borrowed (the engine's cache keeps it).
+func openSearcher(spec string, set selfplay.Search, parallel int, load func(path string) (model.Net, error), own bool) (*searcher, error) {
 	switch {
 	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix):
 		return nil, errNotSearching
@@ -45,10 +47,20 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(pa
 		if err != nil {
 			return nil, err
 		}
-		return &searcher{name: spec, cfg: selfplay.RolloutSearchConfig(n)}, nil
+		cfg := set.RolloutConfig(n)
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("player %s: %w", spec, err)
+		}
+		return &searcher{name: spec, cfg: cfg}, nil
 	}
-	if sims < 1 {
+	if set.Simulations() < 1 {
 		return nil, fmt.Errorf("player %s: simulations must be at least 1", spec)
+	}
+	if err := set.Validate(); err != nil {
+		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	if load == nil {
+		return nil, fmt.Errorf("player %s: no backend to load a checkpoint with (the options' Load is nil)", spec)
 	}
 	net, err := load(spec)
 	if err != nil {
@@ -58,17 +70,23 @@ func openSearcher(spec string, sims int, mix float32, maxBatch int, load func(pa
 	if own {
 		owned = net
 	}
-	cfg := selfplay.SearchConfig(sims, false) // as checkpoint players: PUCT, greedy, no noise
+	cfg := set.Config() // as checkpoint players: greedy, no noise, PUCT or Gumbel, their leaves in flight
 	ev := &mcts.NetEvaluator{Net: net.Predict, PolicyLogits: true, WDLLogits: true}
 	// eager, as selfplay's network players: one tree alone never waits for leaves that will not come
-	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(maxBatch, cfg.LeavesInFlight), Eager: true})
+	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: max(parallel, 1) * cfg.LeavesInFlight, Eager: true})
 	if err != nil {
 		if owned != nil {
 			owned.Close()
 		}
 		return nil, err
 	}
-	return &searcher{name: checkpointName(spec), cfg: cfg, net: b, mix: mix, owned: owned}, nil
+	return &searcher{name: checkpointName(spec), cfg: cfg, net: b, mix: set.RolloutMix, owned: owned}, nil
+}
+
+// ownBudget returns the budget of a search that is given none: the player's own, its simulations
+// (rollout:N's N, or the checkpoint's capped Sims) and its move time.
+func (s *searcher) ownBudget() budget {
+	return budget{Sims: s.cfg.Simulations, MoveTime: s.cfg.MoveTime}
 }
 
 // leaf returns the leaf evaluator of one tree; seed varies its rollouts.
@@ -124,26 +142,27 @@ type reportError struct{ err error }
 func (e reportError) Error() string { return e.err.Error() }
 func (e reportError) Unwrap() error { return e.err }
 
-// searchMore adds simulations to the tree's current root in chunks of at most chunkTime (each chunk
-// is one mcts.Tree.Search, which keeps the visits of the earlier ones), until the budget is spent,
-// stop returns true, or the tree holds more than maxBytes. After each chunk it calls report, if not
-// nil, with the root's summary, the simulations added so far and the time since the start; an error
-// of report ends the search and is returned wrapped in reportError. At least one chunk runs. It
+// searchMore adds simulations to the tree's current root in chunks (each chunk is one
+// mcts.Tree.Search, which keeps the visits of the earlier ones), until the budget is spent, stop
+// returns true, or the tree holds more than maxBytes. After each chunk it calls report, if not nil,
+// with the root's summary, the simulations added so far and the time since the start; an error of
+// report ends the search and is returned wrapped in reportError. At least one chunk runs. It
 // returns the last summary and the simulations added.
+//
+// base is the player's search (searcher.cfg). A PUCT chunk runs at most chunkTime (it then overruns
+// by at most one batch of leaves), so the search looks at its stop condition and can report that
+// often; PUCT chunks add up to the one search the player would run. A Gumbel search plans its
+// sequential halving for the simulations (and the time) it is given, so a Gumbel chunk is the
+// player's whole search (base's simulations and move time) on top of the visits already in the
+// tree, cut to what is left of the budget: with the player's own budget (searcher.ownBudget) it is
+// one chunk, exactly the search the player decides with; a larger budget, or none, repeats it,
+// and stop is looked at after each.
 func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxBytes int, stop func() bool,
 	report func(res *mcts.Result, sims int, elapsed time.Duration) error) (*mcts.Result, int, error) {
 	start := time.Now()
 	sims := 0
 	for {
-		cfg := base
-		cfg.Simulations = selfplay.MaxSims
-		if b.Sims > 0 {
-			cfg.Simulations = b.Sims - sims
-		}
-		cfg.MoveTime = chunkTime
-		if b.MoveTime > 0 {
-			cfg.MoveTime = max(min(chunkTime, b.MoveTime-time.Since(start)), time.Microsecond)
-		}
+		cfg := chunkConfig(base, b, sims, time.Since(start))
 		if err := t.SetConfig(cfg); err != nil {
 			return nil, sims, err
 		}
@@ -163,4 +182,33 @@ func searchMore(t *mcts.Tree, rng *rand.Rand, base mcts.Config, b budget, maxByt
 			return res, sims, nil
 		}
 	}
+}
+
+// chunkConfig is the search of searchMore's next chunk, after sims simulations and elapsed time of
+// budget b.
+func chunkConfig(base mcts.Config, b budget, sims int, elapsed time.Duration) mcts.Config {
+	cfg := base
+	left := max(b.MoveTime-elapsed, time.Microsecond) // what is left of a move time
+	// Gumbel: the player's own search, cut to what is left of the budget
+	if base.Gumbel {
+		if b.Sims > 0 {
+			cfg.Simulations = min(cfg.Simulations, b.Sims-sims)
+		}
+		if b.MoveTime > 0 {
+			cfg.MoveTime = left
+			if base.MoveTime > 0 {
+				cfg.MoveTime = min(base.MoveTime, left)
+			}
+		}
+		return cfg
+	}
+	cfg.Simulations = selfplay.MaxSims
+	if b.Sims > 0 {
+		cfg.Simulations = b.Sims - sims
+	}
+	cfg.MoveTime = chunkTime
+	if b.MoveTime > 0 {
+		cfg.MoveTime = min(chunkTime, left)
+	}
+	return cfg
 }

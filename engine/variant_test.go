@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/yinsh-zero/yinsh/selfplay"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,10 +26,10 @@ func TestCheckpointVariantIsChecked(t *testing.T) {
 	if err := model.SaveNet(net, path, model.Origin{Variant: env.Blitz}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(Options{Player: path, Sims: 2, Variant: env.Standard}); err == nil || !strings.Contains(err.Error(), "trained for blitz, the game is standard") {
+	if _, err := New(Options{Load: loadGonum, Player: path, Search: selfplay.Search{Sims: 2}, Variant: env.Standard}); err == nil || !strings.Contains(err.Error(), "trained for blitz, the game is standard") {
 		t.Fatalf("standard engine with a blitz checkpoint: %v", err)
 	}
-	e, err := New(Options{Player: path, Sims: 2, Variant: env.Blitz})
+	e, err := New(Options{Load: loadGonum, Player: path, Search: selfplay.Search{Sims: 2}, Variant: env.Blitz})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestCheckpointVariantIsChecked(t *testing.T) {
 	if _, ok, text, _ := e.Exec("genmove"); !ok {
 		t.Errorf("the blitz game goes on: %q", text)
 	}
-	a, err := New(Options{Player: path, Sims: 2, Variant: env.Standard, AnyVariant: true})
+	a, err := New(Options{Load: loadGonum, Player: path, Search: selfplay.Search{Sims: 2}, Variant: env.Standard, AnyVariant: true})
 	if err != nil {
 		t.Fatalf("AnyVariant: %v", err)
 	}

@@ -15,6 +15,9 @@ import (
 )
 
 // checkpointFile writes a freshly initialised tiny network to dir and returns its path.
+// loadGonum is the backend of the tests' checkpoint players (selfplay links none).
+func loadGonum(path string) (model.Net, error) { return gonum.Load(path) }
+
 func checkpointFile(t *testing.T, dir string, seed uint64) string {
 	t.Helper()
 	cfg, err := model.Preset("tiny")
@@ -59,7 +62,7 @@ func distinctGames(games []GameRecord) int {
 // start; paired random openings make every game of the match distinct.
 func TestMatchOfDeterministicPlayersHasDistinctGames(t *testing.T) {
 	dir := t.TempDir()
-	popts := PlayerOptions{Sims: 4, Variant: env.Blitz, Parallel: 2}
+	popts := PlayerOptions{Search: Search{Sims: 4}, Variant: env.Blitz, Parallel: 2, Load: loadGonum}
 	a, err := ParsePlayer(checkpointFile(t, dir, 1), popts)
 	if err != nil {
 		t.Fatal(err)

@@ -108,12 +108,12 @@ func TestHeuristicCompletesRowAndBlocks(t *testing.T) {
 }
 
 func TestPlayerOptionsSearchConfig(t *testing.T) {
-	def := PlayerOptions{Sims: 50}.SearchConfig()
+	def := PlayerOptions{Search: Search{Sims: 50}}.Config()
 	if def.Simulations != 50 || def.LeavesInFlight != mcts.DefaultConfig().LeavesInFlight || def.Temperature != 0 || def.DirichletFraction != 0 {
 		t.Fatalf("default options: %+v", def)
 	}
-	o := PlayerOptions{Sims: 50, LeavesInFlight: 1, Parallel: 3, Gumbel: true}
-	cfg := o.SearchConfig()
+	o := PlayerOptions{Search: Search{Sims: 50, LeavesInFlight: 1, Gumbel: true}, Parallel: 3}
+	cfg := o.Config()
 	if cfg.LeavesInFlight != 1 || !cfg.Gumbel || cfg.GumbelScale != 0 {
 		t.Fatalf("leaves in flight 1, gumbel: %+v", cfg)
 	}

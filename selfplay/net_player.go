@@ -9,7 +9,6 @@ import (
 
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
-	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/nets"
 )
 
@@ -77,26 +76,29 @@ func (n *NetPlayers) Close() error {
 	return err
 }
 
-// checkpointFactory loads a training checkpoint into the pure-Go backend and makes network search
-// players with opts.Sims simulations. The player's name is the checkpoint's file name.
+// checkpointFactory loads a training checkpoint with opts.Load (the backend) and makes network
+// search players searching with opts.Search.Config(). The player's name is the checkpoint's file
+// name.
 func checkpointFactory(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
-	if opts.Sims < 1 {
+	if opts.Simulations() < 1 {
 		return nil, nil, fmt.Errorf("selfplay: player %s: simulations must be at least 1", spec)
+	}
+	if err := opts.Search.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("selfplay: player %s: %w", spec, err)
+	}
+	if opts.Load == nil {
+		return nil, nil, fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and there is no backend to load it as a checkpoint with (PlayerOptions.Load is nil)`, spec)
 	}
 	path, err := nets.Resolve(spec) // "reference": the embedded reference network's file
 	if err != nil {
 		return nil, nil, err
 	}
-	load := opts.Load
-	if load == nil {
-		load = func(path string) (model.Net, error) { return gonum.Load(path) }
-	}
-	net, err := load(path)
+	net, err := opts.Load(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf(`selfplay: player %q is not random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, spec, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
-	cfg := opts.SearchConfig()
+	cfg := opts.Config()
 	np, err := NewNetPlayers(name, net.Predict, cfg, opts.maxBatch(cfg), opts.RolloutMix)
 	if err != nil {
 		net.Close()

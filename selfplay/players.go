@@ -15,43 +15,21 @@ import (
 
 // PlayerOptions are the settings a player spec is built with.
 type PlayerOptions struct {
-	// Sims is the number of search simulations per decision for searching players (checkpoints);
-	// rollout:N players always use N.
-	Sims int
+	// Search is the searching players' settings: checkpoints search with Search.Config();
+	// rollout:N players always use N simulations, bounded by Search.MoveTime as well.
+	Search
 	// Variant is the rules variant of the games (some players need it to build their search).
 	Variant env.Variant
-	// Gumbel makes network players use Gumbel root search (deterministic, no noise).
-	Gumbel bool
-	// RolloutMix is network players' leaf value mix λ: (1-λ)·network + λ·random rollout (0: none).
-	RolloutMix float32
-	// LeavesInFlight is how many leaves a network player's search sends per network call, kept apart
-	// by virtual loss (0: mcts.DefaultConfig's). 1 is sequential search, batching only across the
-	// games played at once.
-	LeavesInFlight int
 	// Parallel is the number of games played at once, which sizes network players' batches
 	// (Parallel × LeavesInFlight leaves; 0: 64 leaves).
 	Parallel int
-	// MoveTime, when positive, bounds every search of searching players (checkpoints and
-	// rollout:N) by time as well (mcts.Config.MoveTime): they search until the time is up, their
-	// simulations (Sims, or rollout:N's N) being a cap. Give a large cap for a purely timed search.
-	MoveTime time.Duration
-	// Load loads checkpoint players' networks: the backend they run on (nil: the pure-Go backend,
-	// gonum.Load). The network is closed with the factory's closer.
+	// Load loads checkpoint players' networks: the backend they run on (model/gonum's Load, or
+	// model/torch's). Required for checkpoint players: selfplay links no backend. The network is
+	// closed with the factory's closer.
 	Load func(path string) (model.Net, error)
 	// EngineTimeout bounds an external engine's decision (engine:"CMD" players); past it the engine
 	// is killed and loses the game. 0: DefaultEngineTimeout, or 2·MoveTime + 2 s with a move time.
 	EngineTimeout time.Duration
-}
-
-// SearchConfig returns the search of network players made with these options: SearchConfig(Sims,
-// Gumbel) with LeavesInFlight when set.
-func (o PlayerOptions) SearchConfig() mcts.Config {
-	cfg := SearchConfig(o.Sims, o.Gumbel)
-	if o.LeavesInFlight > 0 {
-		cfg.LeavesInFlight = o.LeavesInFlight
-	}
-	cfg.MoveTime = o.MoveTime
-	return cfg
 }
 
 // maxBatch is the network batch of players searching with cfg: every game's leaves in flight, so a

@@ -33,7 +33,7 @@ func FuzzParsePlayer(f *testing.F) {
 		f.Add(s)
 	}
 	ck := fuzzCheckpoint(f)
-	opts := PlayerOptions{Sims: 2}
+	opts := PlayerOptions{Search: Search{Sims: 2}, Load: loadGonum}
 	f.Fuzz(func(t *testing.T, spec string) {
 		if strings.HasPrefix(spec, protocol.SpecPrefix) {
 			t.Skip(`engine:"CMD" starts a process`)

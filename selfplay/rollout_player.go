@@ -11,8 +11,7 @@ import (
 // priors and equal visit counts are broken at random, not by action id: see
 // mcts.Config.ShuffleChildren).
 func rolloutFactory(n int, opts PlayerOptions) (PlayerFactory, error) {
-	cfg := RolloutSearchConfig(n)
-	cfg.MoveTime = opts.MoveTime
+	cfg := opts.RolloutConfig(n)
 	name := fmt.Sprintf("rollout:%d", n)
 	return func(seed uint64) (Player, error) {
 		return NewSearchPlayer(name, cfg, mcts.Rollout{Playouts: 1, Seed: seed}, seed)

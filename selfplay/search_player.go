@@ -75,7 +75,7 @@ func DecisionFromResult(res *mcts.Result, k int) Decision {
 	d := Decision{Action: res.Action, WDL: res.WDL, HasValue: true, PV: res.PV}
 	for _, c := range res.Children {
 		if c.Policy > 0 {
-			d.Policy = append(d.Policy, PolicyEntry{Action: c.Action, Prob: c.Policy})
+			d.Policy = append(d.Policy, PolicyEntry{Action: uint16(c.Action), Prob: c.Policy})
 		}
 	}
 	// children may be in shuffled order (mcts.Config.ShuffleChildren)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
 )
@@ -46,11 +47,10 @@ type Position struct {
 	Full bool
 }
 
-// PolicyEntry is one action's probability in a sparse policy.
-type PolicyEntry struct {
-	Action env.Action
-	Prob   float32
-}
+// PolicyEntry is one action's probability in a sparse policy: the game record's own type
+// (datasets.PolicyEntry, its Action an env.Action id as uint16), so a search's policy is a
+// record's policy target without a copy.
+type PolicyEntry = datasets.PolicyEntry
 
 // Game is one finished self-play game.
 type Game struct {
@@ -310,7 +310,7 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 		if res.Full {
 			for a, p := range res.Policy {
 				if p > 0 {
-					pos.Policy = append(pos.Policy, PolicyEntry{env.Action(a), p})
+					pos.Policy = append(pos.Policy, PolicyEntry{Action: uint16(a), Prob: p})
 				}
 			}
 		}

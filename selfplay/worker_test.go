@@ -35,8 +35,8 @@ func replayGame(t *testing.T, g Game) {
 		if pos.Full {
 			var sum float64
 			for _, e := range pos.Policy {
-				if !s.IsLegal(e.Action) {
-					t.Fatalf("game %d ply %d: policy on illegal %s", g.Index, i+1, e.Action)
+				if !s.IsLegal(env.Action(e.Action)) {
+					t.Fatalf("game %d ply %d: policy on illegal %s", g.Index, i+1, env.Action(e.Action))
 				}
 				sum += float64(e.Prob)
 			}

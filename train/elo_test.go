@@ -61,7 +61,8 @@ func TestSelfMatchIsEven(t *testing.T) {
 	if err := net.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	f, err := selfplay.ParsePlayer(path, selfplay.PlayerOptions{Sims: 2, Variant: env.Blitz, RolloutMix: 0.5, LeavesInFlight: 1, Parallel: 2})
+	f, err := selfplay.ParsePlayer(path, selfplay.PlayerOptions{Search: selfplay.Search{Sims: 2, RolloutMix: 0.5, LeavesInFlight: 1}, Variant: env.Blitz, Parallel: 2,
+		Load: gonumBackend.Load})
 	if err != nil {
 		t.Fatal(err)
 	}

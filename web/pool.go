@@ -17,6 +17,9 @@ type pool struct {
 	mu      sync.Mutex
 	waiting int
 	clients map[string]int
+
+	// queued, when not nil (tests), receives one value each time a search starts waiting
+	queued chan struct{}
 }
 
 func newPool(slots, queue, perClient int) *pool {
@@ -45,6 +48,9 @@ func (p *pool) acquire(ctx context.Context, client string) (release func(), err 
 	p.waiting++
 	p.clients[client]++
 	p.mu.Unlock()
+	if p.queued != nil {
+		p.queued <- struct{}{}
+	}
 	select {
 	case p.slots <- struct{}{}:
 		p.mu.Lock()

@@ -416,7 +416,7 @@ func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
 // info is the answer of /api/info, which the page also carries inlined.
 func (s *Server) info() infoAnswer {
 	return infoAnswer{
-		Player: s.agent, Variant: s.opts.Players.Variant.String(), Sims: s.opts.Players.Sims,
+		Player: s.agent, Variant: s.opts.Players.Variant.String(), Sims: s.opts.Players.Simulations(),
 		MoveTimeMS: s.opts.Players.MoveTime.Milliseconds(), Searches: s.opts.Searches, MaxSims: s.opts.MaxSims,
 		MaxMoveTime: s.opts.MaxMoveTime.Milliseconds(), MaxBody: s.opts.MaxBody, Runs: s.runs != nil,
 		Players: []string{"", "random", "heuristic", "rollout:N"}, Version: engine.Version,

@@ -10,16 +10,18 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // AnalyzeOptions configures `yinsh analyze --json`.
 type AnalyzeOptions struct {
 	BackendFlags
-	In       io.Reader
-	Out      io.Writer
-	Player   string
-	Sims     int
-	Mix      float64
+	In     io.Reader
+	Out    io.Writer
+	Player string
+	// Search is the player's search settings (--sims, --gumbel, --leaves-in-flight,
+	// --rollout-mix): the one type every command builds players with; analysis searches with it.
+	selfplay.Search
 	Variant  env.Variant
 	Seed     uint64
 	Parallel int
@@ -33,6 +35,7 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 	opts := &AnalyzeOptions{}
 	var variant string
 	var asJSON bool
+	var mix float64
 	cmd := &cobra.Command{
 		Use:   "analyze --json --player PLAYER [--sims N] [--parallel N] [--variant standard|blitz]",
 		Short: "Analyse positions sent as JSON requests on stdin, one JSON answer a line on stdout",
@@ -53,15 +56,13 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
 				return err
 			}
-			if opts.Sims < 1 {
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
+			if err := checkSearchFlags(mix, opts.Sims, 0, opts.LeavesInFlight); err != nil {
+				return err
 			}
 			if opts.Parallel < 1 || opts.Parallel > 1024 {
 				return fmt.Errorf("--parallel must be in [1, 1024], got %d", opts.Parallel)
 			}
-			if !(opts.Mix >= 0 && opts.Mix <= 1) {
-				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
-			}
+			opts.RolloutMix = float32(mix)
 			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
 			if runF != nil {
 				return runF(opts)
@@ -73,7 +74,9 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON requests on stdin, one JSON answer a line on stdout (required)")
 	cmd.Flags().StringVar(&opts.Player, "player", "rollout:200", "player: rollout:N or a checkpoint file (searched, with statistics), or random, heuristic, engine:\"CMD\"")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations of checkpoint players for requests without sims or movetime (rollout:N uses N)")
-	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	cmd.Flags().Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT), in analysis as in play")
+	cmd.Flags().IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	cmd.Flags().IntVar(&opts.Parallel, "parallel", engine.DefaultJSONParallel, "requests searched at once")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the searches")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "variant of requests that name none: standard or blitz")
@@ -90,7 +93,6 @@ func analyzeRun(ctx context.Context, opts *AnalyzeOptions) error {
 		return err
 	}
 	return engine.RunJSON(ctx, opts.In, opts.Out, engine.JSONOptions{
-		Player: opts.Player, Sims: opts.Sims, RolloutMix: float32(opts.Mix), Variant: opts.Variant,
-		Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
+		Player: opts.Player, Search: opts.Search, Variant: opts.Variant, Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
 	})
 }

@@ -20,11 +20,12 @@ import (
 // ArenaOptions configures `yinsh arena`.
 type ArenaOptions struct {
 	BackendFlags
-	Out, Err     io.Writer
-	A, B         string
-	Games        int
-	Sims         int
-	SimsSet      bool // --sims was given (with --movetime it is then a cap, else there is none)
+	Out, Err io.Writer
+	A, B     string
+	Games    int
+	// Search is the player's search settings (--sims and whether it was given, --movetime,
+	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
+	selfplay.Search
 	Parallel     int
 	Seed         uint64
 	Variant      env.Variant
@@ -33,12 +34,8 @@ type ArenaOptions struct {
 	Force        bool   // overwrite an existing record file
 	Openings     string // opening file ("" for random openings)
 	OpeningPlies int
-	MoveTime     time.Duration
 	SPRTElo0     float64
 	SPRTElo1     float64
-	Gumbel       bool
-	RolloutMix   float64
-	Leaves       int
 	// EngineTimeout bounds an external engine's decision (0: the default)
 	EngineTimeout time.Duration
 	// AnyVariant plays checkpoints trained for the other variant too.
@@ -51,6 +48,7 @@ func newCmdArena(runF func(*ArenaOptions) error) *cobra.Command {
 	opts := &ArenaOptions{}
 	var variant string
 	var movetime int
+	var mix float64
 	cmd := &cobra.Command{
 		Use:   "arena --a PLAYER --b PLAYER --games N",
 		Short: "Play two players in game pairs from varied openings; report score, Elo and a GSPRT verdict",
@@ -80,22 +78,17 @@ side's mean and maximum time per move.`,
 				return fmt.Errorf("--a and --b are required")
 			case opts.Games < 1:
 				return fmt.Errorf("--games must be at least 1, got %d", opts.Games)
-			case opts.Sims < 1:
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
-			case opts.Leaves < 1 || opts.Leaves > 4096:
-				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
 			case opts.Parallel < 1:
 				return fmt.Errorf("--parallel must be at least 1, got %d", opts.Parallel)
 			case opts.OpeningPlies < 0 || opts.OpeningPlies > selfplay.MaxOpeningPlies:
 				return fmt.Errorf("--opening-plies must be in [0, %d] (ring placements), got %d", selfplay.MaxOpeningPlies, opts.OpeningPlies)
-			case movetime < 0:
-				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
-			case movetime > 0 && opts.Gumbel:
-				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
 			case !(opts.SPRTElo1 > opts.SPRTElo0):
 				return fmt.Errorf("--sprt-elo1 (%g) must be above --sprt-elo0 (%g)", opts.SPRTElo1, opts.SPRTElo0)
 			}
-			opts.MoveTime = time.Duration(movetime) * time.Millisecond
+			if err := checkSearchFlags(mix, opts.Sims, movetime, opts.LeavesInFlight); err != nil {
+				return err
+			}
+			opts.MoveTime, opts.RolloutMix = time.Duration(movetime)*time.Millisecond, float32(mix)
 			opts.SimsSet = cmd.Flags().Changed("sims")
 			opts.Variant, opts.Out, opts.Err = v, cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if err := checkVariant("--a", opts.A, v, opts.AnyVariant); err != nil {
@@ -129,9 +122,9 @@ side's mean and maximum time per move.`,
 	f.Float64Var(&opts.SPRTElo0, "sprt-elo0", 0, "GSPRT H0 Elo difference (logistic)")
 	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "GSPRT H1 Elo difference (logistic; alpha = beta = 0.05)")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
-	f.Float64Var(&opts.RolloutMix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	f.Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	f.DurationVar(&opts.EngineTimeout, "engine-timeout", 0, "engine:\"CMD\" players: time a decision may take before the engine is killed and loses the game (0: 60s, or 2×movetime+2s)")
-	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
+	f.IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	f.BoolVar(&opts.AnyVariant, "any-variant", false, "play checkpoints trained for the other variant too")
 	return cmd
 }
@@ -171,12 +164,7 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	if !(opts.RolloutMix >= 0 && opts.RolloutMix <= 1) {
-		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.RolloutMix)
-	}
-	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
-	popts := selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, Gumbel: opts.Gumbel, RolloutMix: float32(opts.RolloutMix),
-		LeavesInFlight: opts.Leaves, Parallel: opts.Parallel, MoveTime: opts.MoveTime, EngineTimeout: opts.EngineTimeout}
+	popts := selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: opts.Parallel, EngineTimeout: opts.EngineTimeout}
 	var err error
 	if popts.Load, err = opts.loader(); err != nil {
 		return err

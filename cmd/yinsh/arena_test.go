@@ -110,7 +110,7 @@ func TestArenaOpeningsAndMoveTime(t *testing.T) {
 		{"--openings", filepath.Join(dir, "none.txt")},
 		{"--opening-plies", "11"},
 		{"--movetime", "-1"},
-		{"--movetime", "5", "--gumbel"},
+		{"--leaves-in-flight", "0"},
 	} {
 		args := append([]string{"arena", "--a", "random", "--b", "random", "--games", "2", "--results", ""}, bad...)
 		if _, errs, code := runCLI(t, "", args...); code == 0 || errs == "" {

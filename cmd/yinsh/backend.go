@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/yinsh-zero/yinsh/model"
@@ -39,10 +40,13 @@ func backendFor(name, device string, threads int) (train.Backend, error) {
 	return mk(device, threads), nil
 }
 
-// BackendFlags are the --backend and --threads flags of the commands that play checkpoint players
-// (arena, play, engine, analyze, datasets generate).
+// BackendFlags are the --backend, --device and --threads flags of every command that runs a
+// network (arena, play, engine, analyze, serve, search, bench, datasets generate, worker, fit).
+// Commands call backend() for the train.Backend, or loader() for what loads checkpoint players'
+// networks: selfplay and engine link no backend, the command injects it.
 type BackendFlags struct {
 	Backend string
+	Device  string // cpu, cuda or cuda:N; the gonum backend runs on cpu only
 	Threads int
 }
 
@@ -51,18 +55,53 @@ func (b *BackendFlags) add(f interface {
 	IntVar(*int, string, int, string)
 }) {
 	f.StringVar(&b.Backend, "backend", gonum.BackendName, "network backend of checkpoint players: gonum (pure Go) or torch (build tag torch)")
+	f.StringVar(&b.Device, "device", "cpu", "device of the network backend: cpu, cuda or cuda:N (torch only; gonum runs on cpu)")
 	f.IntVar(&b.Threads, "threads", 0, "threads of the network backend (0: all cores)")
 }
 
-// loader returns what loads checkpoint players' networks on the chosen backend: nil for gonum (the
-// players' default), the backend's Load otherwise, or an error for a backend this build lacks.
-func (b BackendFlags) loader() (func(string) (model.Net, error), error) {
-	if b.Backend == "" || b.Backend == gonum.BackendName {
-		return nil, nil
+// backend returns the chosen backend built for the chosen device, or an error naming the flag: a
+// backend this build lacks, a device that is not cpu, cuda or cuda:N, or a device other than cpu
+// for gonum.
+func (b BackendFlags) backend() (train.Backend, error) {
+	name, device := b.Backend, b.Device
+	if name == "" {
+		name = gonum.BackendName
 	}
-	be, err := backendFor(b.Backend, "cpu", b.Threads)
+	if device == "" {
+		device = "cpu"
+	}
+	if err := checkDevice(device); err != nil {
+		return train.Backend{}, fmt.Errorf("--device: %w", err)
+	}
+	if name == gonum.BackendName && device != "cpu" {
+		return train.Backend{}, fmt.Errorf("--device %s: the gonum backend runs on cpu only (use --backend torch, built with -tags torch, for %s)", device, device)
+	}
+	be, err := backendFor(name, device, b.Threads)
 	if err != nil {
-		return nil, fmt.Errorf("--backend: %w", err)
+		return train.Backend{}, fmt.Errorf("--backend: %w", err)
+	}
+	return be, nil
+}
+
+// loader returns what loads checkpoint players' networks on the chosen backend and device (the
+// backend's Load), or backend's error.
+func (b BackendFlags) loader() (func(string) (model.Net, error), error) {
+	be, err := b.backend()
+	if err != nil {
+		return nil, err
 	}
 	return be.Load, nil
+}
+
+// checkDevice accepts cpu, cuda and cuda:N (N a device index).
+func checkDevice(d string) error {
+	if d == "cpu" || d == "cuda" {
+		return nil
+	}
+	if n, ok := strings.CutPrefix(d, "cuda:"); ok {
+		if i, err := strconv.Atoi(n); err == nil && i >= 0 && strconv.Itoa(i) == n {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want cpu, cuda or cuda:N", d)
 }

@@ -246,14 +246,14 @@ func TestPlayFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !got.Gumbel || got.Leaves != 4 || got.Variant != env.Blitz {
+	if !got.Gumbel || got.LeavesInFlight != 4 || got.Variant != env.Blitz {
 		t.Fatalf("options %+v", got)
 	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--player", "random", "--gumbel", "--movetime", "100"}, "--gumbel"},
+		{[]string{"--player", "random", "--movetime", "-1"}, "--movetime"},
 		{[]string{"--player", "random", "--leaves-in-flight", "0"}, "--leaves-in-flight"},
 		{[]string{"--player", "random", "--variant", "blits"}, `--variant "blits"`},
 	} {

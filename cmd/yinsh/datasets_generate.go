@@ -232,8 +232,8 @@ func datasetsGenerateRun(ctx context.Context, opts *DatasetsGenerateOptions) err
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	man := manifestOf(opts)
-	popts := selfplay.PlayerOptions{Sims: selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime), Variant: opts.Variant,
-		Parallel: opts.Parallel, MoveTime: opts.MoveTime}
+	popts := selfplay.PlayerOptions{Search: selfplay.Search{Sims: opts.Sims, SimsSet: opts.SimsSet, MoveTime: opts.MoveTime},
+		Variant: opts.Variant, Parallel: opts.Parallel}
 	var err error
 	if popts.Load, err = opts.loader(); err != nil {
 		return err

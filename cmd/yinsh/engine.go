@@ -10,26 +10,21 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // EngineOptions configures `yinsh engine`.
 type EngineOptions struct {
 	BackendFlags
-	In      io.Reader
-	Out     io.Writer // the protocol
-	Log     *slog.Logger
-	Player  string
-	Sims    int
+	In     io.Reader
+	Out    io.Writer // the protocol
+	Log    *slog.Logger
+	Player string
+	// Search is the player's search settings (--sims and whether it was given, --movetime,
+	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
+	selfplay.Search
 	Seed    uint64
 	Variant env.Variant
-	Mix     float64
-	// Gumbel and Leaves are checkpoint players' search settings, as in arena and play.
-	Gumbel bool
-	Leaves int
-	// MoveTime bounds searching players by time (0: by simulations); SimsSet: --sims was given and
-	// then caps the timed search.
-	MoveTime time.Duration
-	SimsSet  bool
 	// AnyVariant accepts a checkpoint trained for another variant than --variant.
 	AnyVariant bool
 }
@@ -40,6 +35,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	opts := &EngineOptions{}
 	var variant, logLevel string
 	var movetime int
+	var mix float64
 	cmd := &cobra.Command{
 		Use:   "engine [--player PLAYER] [--sims N] [--variant standard|blitz] [--seed S]",
 		Short: "Speak the YINSH engine protocol (GTP-style) on stdin/stdout for game clients",
@@ -51,22 +47,11 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !(opts.Mix >= 0 && opts.Mix <= 1) {
-				return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", opts.Mix)
-			}
-			if opts.Leaves < 1 || opts.Leaves > 4096 {
-				return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", opts.Leaves)
-			}
-			if opts.Gumbel && movetime > 0 {
-				return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
-			}
-			if opts.Sims < 1 {
-				return fmt.Errorf("--sims must be at least 1, got %d", opts.Sims)
-			}
-			if movetime < 0 {
-				return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
+			if err := checkSearchFlags(mix, opts.Sims, movetime, opts.LeavesInFlight); err != nil {
+				return err
 			}
 			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
+			opts.RolloutMix = float32(mix)
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level: %w", err)
@@ -88,9 +73,9 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	opts.BackendFlags.add(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Player, "player", "",
 		"player: reference, random, heuristic, rollout:N or a checkpoint file (default: reference, the embedded network, for standard; heuristic for blitz)")
-	cmd.Flags().Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	cmd.Flags().Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
-	cmd.Flags().IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
+	cmd.Flags().IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")
 	cmd.Flags().IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per decision for checkpoint players (rollout:N uses N)")
 	cmd.Flags().IntVar(&movetime, "movetime", 0, "milliseconds per decision for searching players (0: bounded by --sims; with it, --sims caps only if given)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the player (same seed and commands, same answers)")
@@ -105,11 +90,8 @@ func engineRun(opts *EngineOptions) error {
 	if err != nil {
 		return err
 	}
-	e, err := engine.New(engine.Options{Load: load,
-		Player: opts.Player, Sims: opts.Sims, Seed: opts.Seed, Variant: opts.Variant, Log: opts.Log, RolloutMix: float32(opts.Mix),
-		Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves, AnyVariant: opts.AnyVariant,
-		MoveTime: opts.MoveTime, SimsSet: opts.SimsSet,
-	})
+	e, err := engine.New(engine.Options{Load: load, Player: opts.Player, Search: opts.Search, Seed: opts.Seed, Variant: opts.Variant,
+		Log: opts.Log, AnyVariant: opts.AnyVariant})
 	if err != nil {
 		return err
 	}

@@ -390,3 +390,31 @@ func TestEngineDocExample(t *testing.T) {
 		t.Errorf("the binary's output differs from the doc's example session:\n%s\nwant:\n%s", got, w)
 	}
 }
+
+// TestDeviceFlag: every command that runs a network takes --device; the gonum backend runs on cpu
+// only and refuses another device naming the flag, and a device that is not cpu, cuda or cuda:N is
+// refused as such.
+func TestDeviceFlag(t *testing.T) {
+	if _, err := (BackendFlags{Backend: "gonum", Device: "cpu"}).backend(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"cuda", "cuda:1", "gpu", "cuda:", "cuda:-1", "cuda:01"} {
+		if _, err := (BackendFlags{Backend: "gonum", Device: d}).backend(); err == nil || !strings.Contains(err.Error(), "--device") {
+			t.Errorf("gonum on %s: %v", d, err)
+		}
+	}
+	ck := filepath.Join(t.TempDir(), "none.ckpt")
+	for _, args := range [][]string{
+		{"arena", "--a", ck, "--b", "random", "--games", "2", "--results", ""},
+		{"play", "--player", ck},
+		{"engine", "--player", ck, "--any-variant"},
+		{"analyze", "--json", "--player", ck, "--any-variant"},
+		{"serve", "--player", ck, "--any-variant"},
+		{"search", "--checkpoint", ck, "--any-variant"},
+	} {
+		args = append(args, "--device", "cuda:0")
+		if _, errs, code := runCLI(t, "", args...); code == 0 || !strings.Contains(errs, "--device cuda:0") {
+			t.Errorf("%v: code %d, stderr %q", args, code, errs)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/env"
-	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -20,19 +19,15 @@ import (
 // PlayOptions configures `yinsh play`.
 type PlayOptions struct {
 	BackendFlags
-	In      io.Reader
-	Out     io.Writer
-	Player  string // the agent: a checkpoint, random, heuristic or rollout:N
-	Sims    int
+	In     io.Reader
+	Out    io.Writer
+	Player string // the agent: a checkpoint, random, heuristic or rollout:N
+	// Search is the player's search settings (--sims and whether it was given, --movetime,
+	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
+	selfplay.Search
 	As      env.Color // the human's colour
 	Variant env.Variant
 	Seed    uint64
-	Mix     float64 // the agent's leaf value mix with random rollouts
-	// MoveTime bounds the agent's search by time (0: by Sims); Sims then caps it only if SimsSet.
-	MoveTime time.Duration
-	SimsSet  bool
-	Gumbel   bool // the agent's root search is Gumbel AlphaZero's
-	Leaves   int  // leaves the agent's search sends per network call
 	// Record is the file the game is written to as it goes ("" for none); Force lets it replace an
 	// existing file.
 	Record string
@@ -47,6 +42,7 @@ func newCmdPlay(runF func(*PlayOptions) error) *cobra.Command {
 	opts := &PlayOptions{}
 	var checkpoint, as, variant string
 	var movetime int
+	var mix float64
 	cmd := &cobra.Command{
 		Use:   "play --checkpoint FILE [--sims N] [--as white|black]",
 		Short: "Play against an agent in the terminal",
@@ -79,7 +75,7 @@ An existing FILE is kept unless --force.`,
 			case opts.Player == "":
 				opts.Player = nets.DefaultPlayer(v) // the reference network (standard), else heuristic
 			}
-			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
+			if err := checkSearchFlags(mix, opts.Sims, movetime, opts.LeavesInFlight); err != nil {
 				return err
 			}
 			if err := checkVariant("", opts.Player, v, opts.AnyVariant); err != nil {
@@ -91,6 +87,7 @@ An existing FILE is kept unless --force.`,
 				}
 			}
 			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
+			opts.RolloutMix = float32(mix)
 			opts.Variant, opts.In, opts.Out = v, cmd.InOrStdin(), cmd.OutOrStdout()
 			if runF != nil {
 				return runF(opts)
@@ -107,9 +104,9 @@ An existing FILE is kept unless --force.`,
 	f.StringVar(&as, "as", "white", "your colour: white or black")
 	f.StringVar(&variant, "variant", "standard", "rules variant: standard or blitz")
 	f.Uint64Var(&opts.Seed, "seed", 1, "the agent's random seed")
-	f.Float64Var(&opts.Mix, "rollout-mix", 0, "the agent's leaf value: (1-λ)·network + λ·random rollout (as in training)")
+	f.Float64Var(&mix, "rollout-mix", 0, "the agent's leaf value: (1-λ)·network + λ·random rollout (as in training)")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "a checkpoint agent searches with Gumbel AlphaZero's root (else PUCT)")
-	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint agent's search sends per network call (1: sequential search)")
+	f.IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint agent's search sends per network call (1: sequential search)")
 	f.StringVar(&opts.Record, "record", "", "write the game to this file as it goes (tokens on one line; yinsh replay reads it)")
 	f.BoolVar(&opts.Force, "force", false, "overwrite an existing --record file")
 	f.BoolVar(&opts.AnyVariant, "any-variant", false, "play a checkpoint trained for the other variant")
@@ -153,17 +150,11 @@ func tokenLine(acts []env.Action) string {
 }
 
 func playRun(opts *PlayOptions) error {
-	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
-	leaves := opts.Leaves
-	if leaves == 0 {
-		leaves = mcts.DefaultConfig().LeavesInFlight
-	}
 	load, err := opts.loader()
 	if err != nil {
 		return err
 	}
-	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix),
-		MoveTime: opts.MoveTime, Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1, Load: load})
+	factory, closer, err := selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load})
 	if err != nil {
 		return err
 	}
@@ -374,9 +365,12 @@ func phaseHint(s *env.State) string {
 	return ""
 }
 
-// checkSearchFlags checks the search flags play and serve share: --rollout-mix, --sims, --movetime
-// (milliseconds, 0 none), --gumbel and --leaves-in-flight.
-func checkSearchFlags(mix float64, sims, movetime int, gumbel bool, leaves int) error {
+// checkSearchFlags checks the ranges of the search flags play, arena, engine, analyze and serve
+// share, naming the flag: --rollout-mix, --sims, --movetime (milliseconds, 0 none) and
+// --leaves-in-flight. Whether the settings go together (--gumbel with --movetime among them) is
+// not decided here: selfplay.Search.Validate, that is mcts.Config.Validate, decides it when a
+// checkpoint player is built (and the engine's set movetime and time_settings go through it too).
+func checkSearchFlags(mix float64, sims, movetime, leaves int) error {
 	if !(mix >= 0 && mix <= 1) {
 		return fmt.Errorf("--rollout-mix must be in [0, 1], got %g", mix)
 	}
@@ -385,9 +379,6 @@ func checkSearchFlags(mix float64, sims, movetime int, gumbel bool, leaves int) 
 	}
 	if movetime < 0 {
 		return fmt.Errorf("--movetime must be 0 (none) or a positive number of milliseconds, got %d", movetime)
-	}
-	if movetime > 0 && gumbel {
-		return fmt.Errorf("--movetime and --gumbel do not go together: Gumbel's sequential halving plans for a simulation budget")
 	}
 	if leaves < 1 || leaves > 4096 {
 		return fmt.Errorf("--leaves-in-flight must be in [1, 4096], got %d", leaves)

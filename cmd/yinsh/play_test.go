@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 func TestPlayCommand(t *testing.T) {
@@ -47,7 +48,7 @@ func TestPlayWholeGame(t *testing.T) {
 	done := make(chan error, 1)
 	rec := filepath.Join(t.TempDir(), "game.txt")
 	go func() {
-		done <- playRun(&PlayOptions{In: inR, Out: outW, Player: "random", Sims: 1, As: env.White, Variant: env.Blitz, Seed: 3, Record: rec})
+		done <- playRun(&PlayOptions{In: inR, Out: outW, Player: "random", Search: selfplay.Search{Sims: 1}, As: env.White, Variant: env.Blitz, Seed: 3, Record: rec})
 		outW.Close()
 	}()
 	s := env.NewState(env.Blitz)

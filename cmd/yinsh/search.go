@@ -13,19 +13,20 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
-	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // SearchOptions configures `yinsh search`.
 type SearchOptions struct {
-	Out       io.Writer
-	State     *env.State
-	Sims      int
-	Evaluator string // uniform or rollout:N (without Checkpoint)
-	Gumbel    bool
-	Seed      uint64
-	Top       int
+	BackendFlags // the backend and device of --checkpoint's network
+	Out          io.Writer
+	State        *env.State
+	Sims         int
+	Evaluator    string // uniform or rollout:N (without Checkpoint)
+	Gumbel       bool
+	Seed         uint64
+	Top          int
 	// Checkpoint is a network whose priors and values guide the search ("" for Evaluator); Mix is its
 	// leaf value's mix with one random rollout, Leaves its leaves per network call.
 	Checkpoint string
@@ -96,6 +97,7 @@ Gumbel's defaults and no Gumbel noise).`,
 			return searchRun(opts)
 		},
 	}
+	opts.BackendFlags.add(cmd.Flags())
 	cmd.Flags().IntVar(&opts.Sims, "sims", 800, "number of simulations")
 	cmd.Flags().StringVar(&opts.Evaluator, "evaluator", "rollout:1", "leaf evaluator: uniform or rollout:N")
 	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "Gumbel AlphaZero root search (sequential halving)")
@@ -124,10 +126,10 @@ func parseEvaluator(spec string, seed uint64) (mcts.Evaluator, error) {
 	return nil, fmt.Errorf("--evaluator %q: want uniform or rollout:N", spec)
 }
 
-// networkEvaluator loads a checkpoint into the pure-Go backend and returns its evaluator (mixed with
-// a random rollout when mix > 0) and a description for the search line.
-func networkEvaluator(path string, mix float64, seed uint64) (mcts.Evaluator, string, func(), error) {
-	net, err := gonum.Load(path)
+// networkEvaluator loads a checkpoint with load (the --backend and --device) and returns its
+// evaluator (mixed with a random rollout when mix > 0) and a description for the search line.
+func networkEvaluator(load func(string) (model.Net, error), path string, mix float64, seed uint64) (mcts.Evaluator, string, func(), error) {
+	net, err := load(path)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -148,12 +150,15 @@ func searchRun(opts *SearchOptions) error {
 	desc := opts.Evaluator
 	if opts.Checkpoint != "" {
 		var closeNet func()
-		var err error
-		if ev, desc, closeNet, err = networkEvaluator(opts.Checkpoint, opts.Mix, opts.Seed); err != nil {
+		load, err := opts.loader()
+		if err != nil {
+			return err
+		}
+		if ev, desc, closeNet, err = networkEvaluator(load, opts.Checkpoint, opts.Mix, opts.Seed); err != nil {
 			return err
 		}
 		defer closeNet()
-		cfg = selfplay.PlayerOptions{Sims: opts.Sims, Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves}.SearchConfig()
+		cfg = selfplay.Search{Sims: opts.Sims, Gumbel: opts.Gumbel, LeavesInFlight: opts.Leaves}.Config()
 	} else {
 		var err error
 		if ev, err = parseEvaluator(opts.Evaluator, opts.Seed); err != nil {

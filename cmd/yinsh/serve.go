@@ -15,7 +15,6 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
-	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/web"
 )
@@ -29,14 +28,11 @@ type ServeOptions struct {
 	AllowRemote bool
 	Player      string
 	Runs        string
-	Sims        int
-	SimsSet     bool
-	MoveTime    time.Duration
+	// Search is the player's search settings (--sims and whether it was given, --movetime,
+	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
+	selfplay.Search
 	Variant     env.Variant
 	Seed        uint64
-	Mix         float64
-	Gumbel      bool
-	Leaves      int
 	Searches    int
 	MaxSims     int
 	MaxMoveTime time.Duration
@@ -51,6 +47,7 @@ func newCmdServe(runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{}
 	var variant, logLevel string
 	var movetime, maxMovetime int
+	var mix float64
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--player PLAYER] [--runs DIR]",
 		Short: "Serve the web board: play, analyse, watch games and follow training in a browser",
@@ -72,7 +69,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if !web.IsLoopback(opts.Addr) && !opts.AllowRemote {
 				return fmt.Errorf("--addr %s is not a loopback address: the server has no authentication; pass --allow-remote to serve it anyway", opts.Addr)
 			}
-			if err := checkSearchFlags(opts.Mix, opts.Sims, movetime, opts.Gumbel, opts.Leaves); err != nil {
+			if err := checkSearchFlags(mix, opts.Sims, movetime, opts.LeavesInFlight); err != nil {
 				return err
 			}
 			if opts.Searches < 1 || opts.Searches > 256 {
@@ -101,6 +98,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			}
 			opts.Variant, opts.Out = v, cmd.OutOrStdout()
 			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
+			opts.RolloutMix = float32(mix)
 			opts.MaxMoveTime = time.Duration(maxMovetime) * time.Millisecond
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if runF != nil {
@@ -119,9 +117,9 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action for searching players (0: bounded by --sims)")
 	f.StringVar(&variant, "variant", "standard", "the default variant of new games: standard or blitz")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the agents' random choices")
-	f.Float64Var(&opts.Mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
+	f.Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "a checkpoint agent searches with Gumbel AlphaZero's root (else PUCT)")
-	f.IntVar(&opts.Leaves, "leaves-in-flight", 8, "leaves a checkpoint agent's search sends per network call")
+	f.IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint agent's search sends per network call")
 	f.IntVar(&opts.Searches, "searches", 2, "searches (analyses, agent actions) run at once; more wait in a bounded queue")
 	f.IntVar(&opts.MaxSims, "max-sims", web.DefaultMaxSims, "the most simulations one analysis request may ask")
 	f.IntVar(&maxMovetime, "max-movetime", int(web.DefaultMaxMoveTime/time.Millisecond), "the longest one analysis may search, in milliseconds (whatever it asks)")
@@ -135,16 +133,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	leaves := opts.Leaves
-	if leaves == 0 {
-		leaves = mcts.DefaultConfig().LeavesInFlight
-	}
-	sims := selfplay.SimsCap(opts.Sims, opts.SimsSet, opts.MoveTime)
 	srv, err := web.New(web.Options{
-		Player: opts.Player,
-		Players: selfplay.PlayerOptions{Sims: sims, Variant: opts.Variant, RolloutMix: float32(opts.Mix), MoveTime: opts.MoveTime,
-			Gumbel: opts.Gumbel, LeavesInFlight: leaves, Parallel: 1, Load: load},
-		Seed: opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
+		Player:  opts.Player,
+		Players: selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load},
+		Seed:    opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
 		Logger: opts.Log, LoopbackHosts: web.IsLoopback(opts.Addr),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 func TestServeFlags(t *testing.T) {
@@ -64,7 +65,7 @@ func serveFor(t *testing.T, opts *ServeOptions) (string, *bytes.Buffer) {
 	opts.Out = &out
 	opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if opts.Sims == 0 {
-		opts.Sims, opts.Leaves, opts.Searches, opts.MaxSims, opts.MaxMoveTime = 200, 8, 2, 1000, time.Second
+		opts.Sims, opts.LeavesInFlight, opts.Searches, opts.MaxSims, opts.MaxMoveTime = 200, 8, 2, 1000, time.Second
 	}
 	ready := make(chan net.Addr, 1)
 	opts.Ready = func(a net.Addr) { ready <- a }
@@ -82,6 +83,7 @@ func serveFor(t *testing.T, opts *ServeOptions) (string, *bytes.Buffer) {
 		_, port, _ := net.SplitHostPort(a.String())
 		return "http://127.0.0.1:" + port, &out
 	case err := <-done:
+		done <- nil // the cleanup reads done too: without this a server that failed to start hung the test until its timeout
 		t.Fatalf("serve ended: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not start")
@@ -208,7 +210,7 @@ func TestServeCheckpoint(t *testing.T) {
 	if _, errs, code := runCLI(t, "", "model", "init", "--net", "tiny", "--seed", "3", "--variant", "blitz", "--out", ck); code != 0 {
 		t.Fatalf("model init: %s", errs)
 	}
-	url, _ := serveFor(t, &ServeOptions{Addr: "127.0.0.1:0", Player: ck, Variant: env.Blitz, Sims: 16, Leaves: 8, Searches: 2,
+	url, _ := serveFor(t, &ServeOptions{Addr: "127.0.0.1:0", Player: ck, Variant: env.Blitz, Search: selfplay.Search{Sims: 16, LeavesInFlight: 8}, Searches: 2,
 		MaxSims: 64, MaxMoveTime: time.Second})
 	g := playServed(t, url, `{"color":"white"}`, false)
 	if g.Result == "ongoing" {
@@ -250,7 +252,7 @@ func TestServeShutdownEndsStreams(t *testing.T) {
 	os.WriteFile(filepath.Join(runs, "r", "metrics.jsonl"), []byte(`{"generation":1}`+"\n"), 0o644)
 	var out bytes.Buffer
 	opts := &ServeOptions{Addr: "127.0.0.1:0", Player: "random", Runs: runs, Out: &out, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Sims: 200, Leaves: 8, Searches: 2, MaxSims: 100, MaxMoveTime: time.Second}
+		Search: selfplay.Search{Sims: 200, LeavesInFlight: 8}, Searches: 2, MaxSims: 100, MaxMoveTime: time.Second}
 	ready := make(chan net.Addr, 1)
 	opts.Ready = func(a net.Addr) { ready <- a }
 	ctx, cancel := context.WithCancel(context.Background())

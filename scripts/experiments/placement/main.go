@@ -35,6 +35,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
@@ -98,8 +99,9 @@ func run(games, sims int, prior, ckpt string, lambda float64, gumbel, placeUnifo
 		name = fmt.Sprintf("%s λ=%g T=%g cpuct=%g fpu=%g uniform-placement=%v", ckpt, lambda, temp, cpuct, fpu, placeUniform)
 		a = func(s uint64) (selfplay.Player, error) { return selfplay.NewSearchPlayer(name, cfg, ev, s) }
 	} else if ckpt != "" {
-		f, err := selfplay.ParsePlayer(ckpt, selfplay.PlayerOptions{Sims: sims, Variant: env.Blitz,
-			RolloutMix: float32(lambda), LeavesInFlight: 1, Parallel: 2, Gumbel: gumbel})
+		f, err := selfplay.ParsePlayer(ckpt, selfplay.PlayerOptions{Search: selfplay.Search{Sims: sims,
+			RolloutMix: float32(lambda), LeavesInFlight: 1, Gumbel: gumbel}, Variant: env.Blitz, Parallel: 2,
+			Load: func(p string) (model.Net, error) { return gonum.Load(p) }})
 		if err != nil {
 			return err
 		}
