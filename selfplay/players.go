@@ -70,7 +70,7 @@ func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, erro
 	case strings.HasPrefix(spec, protocol.SpecPrefix):
 		return externalFactory(spec, opts)
 	case spec == "":
-		return nil, nil, fmt.Errorf(`selfplay: empty player spec (want random, heuristic, rollout:N, engine:"CMD ARGS" or a checkpoint file)`)
+		return nil, nil, fmt.Errorf(`selfplay: empty player spec (want reference, random, heuristic, rollout:N, engine:"CMD ARGS" or a checkpoint file)`)
 	}
 	return checkpointFactory(spec, opts)
 }

@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/internal/progress"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/train"
 )
@@ -76,8 +78,8 @@ side's mean and maximum time per move.`,
 			switch {
 			case opts.A == "" || opts.B == "":
 				return fmt.Errorf("--a and --b are required")
-			case opts.Games < 1:
-				return fmt.Errorf("--games must be at least 1, got %d", opts.Games)
+			case opts.Games < 2 || opts.Games%2 != 0:
+				return fmt.Errorf("--games %d: a match is played in game pairs (each opening with both colours, so its bias cancels), give an even number of at least 2 (%d or %d)", opts.Games, max(2, opts.Games-1), opts.Games+1)
 			case opts.Parallel < 1:
 				return fmt.Errorf("--parallel must be at least 1, got %d", opts.Parallel)
 			case opts.OpeningPlies < 0 || opts.OpeningPlies > selfplay.MaxOpeningPlies:
@@ -108,7 +110,7 @@ side's mean and maximum time per move.`,
 	// -a and -b as well: cobra completes a one-letter flag's value through its shorthand only
 	f.StringVarP(&opts.A, "a", "a", "", `player A: checkpoint file, random, heuristic, rollout:N or engine:"CMD ARGS"`)
 	f.StringVarP(&opts.B, "b", "b", "", "player B")
-	f.IntVar(&opts.Games, "games", 100, "number of games (pairs of two; an odd last game is unpaired)")
+	f.IntVar(&opts.Games, "games", 100, "number of games, even: pairs of two, each opening played with both colours")
 	f.IntVar(&opts.Sims, "sims", 200, "simulations per decision for checkpoint players (with --movetime: a cap, none unless given)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per decision for searching players (0: bounded by simulations)")
 	f.IntVar(&opts.Parallel, "parallel", 2, "games played at once (keep at most the cores with --movetime)")
@@ -134,19 +136,58 @@ side's mean and maximum time per move.`,
 const arenaResultsName = "results-arena.jsonl"
 
 // defaultResults returns where arena appends its result by default: next to the run of the first
-// player that is a checkpoint inside a run directory (RUN/checkpoints/NAME.ckpt with RUN/state.json),
-// else results.jsonl in the current directory.
+// player that is a checkpoint of a run directory (see runOf), else results.jsonl in the current
+// directory.
 func defaultResults(players ...string) string {
 	for _, p := range players {
-		dir := filepath.Dir(filepath.Dir(p))
-		if filepath.Base(filepath.Dir(p)) != "checkpoints" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, train.StateFile)); err == nil {
+		if dir := runOf(p); dir != "" {
 			return filepath.Join(dir, arenaResultsName)
 		}
 	}
 	return train.ResultsFileName
+}
+
+// runOf returns the run directory a checkpoint player belongs to: RUN for RUN/checkpoints/NAME.ckpt
+// and for RUN/best.ckpt (any .ckpt directly in RUN), where RUN holds state.json; "" otherwise.
+func runOf(spec string) string {
+	if !strings.HasSuffix(spec, ".ckpt") {
+		return ""
+	}
+	dir := filepath.Dir(spec)
+	if filepath.Base(dir) == "checkpoints" {
+		dir = filepath.Dir(dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, train.StateFile)); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// runPlayerName is the name training gives a checkpoint of the run whose results file arena
+// appends to (gen-NNNN, the name in the run's results.jsonl), so that a network is one player to
+// `yinsh ratings RUN` whether training or arena played it: the file's generation name for
+// RUN/checkpoints/gen-NNNN.ckpt, the generation its metadata records for RUN/best.ckpt. Other specs,
+// and checkpoints of other runs, keep their spec as their name (ok false).
+func runPlayerName(spec, resultsFile string) (string, bool) {
+	dir := runOf(spec)
+	if dir == "" || filepath.Base(resultsFile) != arenaResultsName || !sameDir(dir, filepath.Dir(resultsFile)) {
+		return "", false
+	}
+	if g, ok := train.ParseCheckpointName(filepath.Base(spec)); ok && filepath.Base(filepath.Dir(spec)) == "checkpoints" {
+		return train.GenName(g), true
+	}
+	h, err := model.ReadMetadata(spec)
+	if err != nil || h.Meta.Run == nil {
+		return "", false
+	}
+	return train.GenName(h.Meta.Run.Generation), true
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // ratedName is the name a player gets in results: its spec, with "@MSms" for searching players under
@@ -186,7 +227,18 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 		return fmt.Errorf("--b: %w", err)
 	}
 	defer cb.Close()
-	nameA, nameB := ratedName(opts.A, opts.MoveTime), ratedName(opts.B, opts.MoveTime)
+	results := opts.Results
+	if results == "auto" {
+		results = defaultResults(opts.A, opts.B)
+	}
+	// a checkpoint of the run the result goes to is named as training names it
+	name := func(spec string) string {
+		if n, ok := runPlayerName(spec, results); ok {
+			return ratedName(n, opts.MoveTime)
+		}
+		return ratedName(spec, opts.MoveTime)
+	}
+	nameA, nameB := name(opts.A), name(opts.B)
 	var rec *recordWriter
 	if opts.Record != "" {
 		if rec, err = createRecord(opts.Record, opts.Force, nameA, nameB, opts); err != nil {
@@ -221,10 +273,6 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	}
 	res.A, res.B = nameA, nameB
 	printMatch(opts.Out, res, opts.SPRTElo0, opts.SPRTElo1, time.Since(start))
-	results := opts.Results
-	if results == "auto" {
-		results = defaultResults(opts.A, opts.B)
-	}
 	if results != "" {
 		r := train.ResultOf(res, nameA, nameB)
 		r.Sims, r.MoveTimeMS = opts.Sims, int(opts.MoveTime.Milliseconds())

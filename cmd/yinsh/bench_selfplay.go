@@ -21,8 +21,8 @@ import (
 
 // BenchSelfplayOptions configures `yinsh bench selfplay`.
 type BenchSelfplayOptions struct {
-	Out      io.Writer
-	Backend  string
+	Out io.Writer
+	BackendFlags
 	Net      string
 	Variant  string
 	Sims     int
@@ -51,7 +51,7 @@ positions of random games in a replay window during the run, as training would.`
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Backend, "backend", "gonum", "network backend")
+	opts.BackendFlags.add(f)
 	f.StringVar(&opts.Net, "net", "tiny", "network preset or YAML file")
 	f.StringVar(&opts.Variant, "variant", "standard", "rules variant: standard or blitz")
 	f.IntVar(&opts.Sims, "sims", 64, "simulations per search")
@@ -75,7 +75,7 @@ func benchSelfplayRun(ctx context.Context, o *BenchSelfplayOptions) error {
 	if err != nil {
 		return err
 	}
-	be, err := backendFor(o.Backend, "cpu", 0)
+	be, err := o.backend()
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func benchSelfplayRun(ctx context.Context, o *BenchSelfplayOptions) error {
 	}
 	defer net.Close()
 	cfg := train.DefaultConfig()
-	cfg.Variant, cfg.Backend = o.Variant, o.Backend
+	cfg.Variant, cfg.Backend, cfg.Device = o.Variant, be.Name, o.Device
 	cfg.SelfPlay.Simulations, cfg.SelfPlay.Parallel, cfg.SelfPlay.BatchSize = o.Sims, o.Parallel, o.Batch
 	cfg.SelfPlay.Games = o.Games
 	if err := cfg.Validate(); err != nil {

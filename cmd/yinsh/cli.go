@@ -188,7 +188,7 @@ func registerCompletions(root *cobra.Command) {
 		},
 	}
 	formats := map[string][]string{
-		"export":          {"onnx", "safetensors"},
+		"export":          {"onnx", "safetensors", "weights"},
 		"datasets export": {"parquet"},
 	}
 	var walk func(c *cobra.Command)
