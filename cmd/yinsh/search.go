@@ -14,6 +14,7 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -129,7 +130,11 @@ func parseEvaluator(spec string, seed uint64) (mcts.Evaluator, error) {
 // networkEvaluator loads a checkpoint with load (the --backend and --device) and returns its
 // evaluator (mixed with a random rollout when mix > 0) and a description for the search line.
 func networkEvaluator(load func(string) (model.Net, error), path string, mix float64, seed uint64) (mcts.Evaluator, string, func(), error) {
-	net, err := load(path)
+	file, err := nets.Resolve(path) // "reference": the embedded reference network's file
+	if err != nil {
+		return nil, "", nil, err
+	}
+	net, err := load(file)
 	if err != nil {
 		return nil, "", nil, err
 	}
