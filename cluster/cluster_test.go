@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"github.com/yinsh-zero/yinsh/cluster/natsserver"
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -31,7 +31,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // timingTests enables the assertions on wall-clock durations (YINSH_TIMING_TESTS=1): on a loaded
 // machine they fail without a bug, so go test leaves them out.
-var timingTests = os.Getenv("YINSH_TIMING_TESTS") == "1"
+var timingTests = testenv.Timing()
 
 // waitHeartbeat waits until worker has written its heartbeat into run's workers bucket (a KV
 // watch: no polling).

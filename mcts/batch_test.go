@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
 
 // statePool returns n distinct states (by hash) reached by random play.
@@ -290,7 +290,7 @@ func TestBatcherFullBatches(t *testing.T) {
 	for i := range states {
 		states[i] = midgame(t, uint64(100+i), 12+i%8)
 	}
-	timing := os.Getenv("YINSH_TIMING_TESTS") == "1" && !testing.Short()
+	timing := testenv.Timing() && !testing.Short()
 	cfg := DefaultConfig()
 	cfg.Simulations, cfg.LeavesInFlight = 100, 1
 	if timing {

@@ -2,11 +2,11 @@ package mcts
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
 
 // slowEvaluator is Uniform after a fixed delay per call (simulated work, for the wall-clock test).
@@ -20,12 +20,7 @@ func (s slowEvaluator) Evaluate(reqs []Request, out []Evaluation) error {
 // timingTests reports whether tests that measure the wall clock run (YINSH_TIMING_TESTS=1); they
 // are skipped otherwise, so that a loaded machine cannot fail go test. The deterministic tests run
 // the same searches under a fake clock.
-func timingTests(t *testing.T) {
-	t.Helper()
-	if os.Getenv("YINSH_TIMING_TESTS") != "1" {
-		t.Skip("measures the wall clock: set YINSH_TIMING_TESTS=1 to run it")
-	}
-}
+func timingTests(t *testing.T) { t.Helper(); testenv.SkipUnlessTiming(t) }
 
 // A timed search stops at the first batch that starts after MoveTime: with 2 ms a batch of 4 and the
 // root's evaluation first, 14 batches fit in 30 ms (the 14th ends at exactly 30 ms).

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
 
 // loopbackClient returns a client whose connections come from the loopback address 127.0.0.k, so
@@ -101,9 +102,9 @@ func TestLoad100Clients(t *testing.T) {
 	}
 }
 
-// timingTests reports whether tests assert how long things take: only with YINSH_TIMING_TESTS=1 (a
-// loaded machine fails them otherwise). The benchmarks below measure the same without asserting.
-func timingTests() bool { return os.Getenv("YINSH_TIMING_TESTS") == "1" }
+// timingTests reports whether tests assert how long things take (testenv.Timing). The benchmarks
+// below measure the same without asserting.
+func timingTests() bool { return testenv.Timing() }
 
 // TestPageLoad: the page and its three files from loopback, fetched one after the other as a
 // browser's first visit does, all answered; with YINSH_TIMING_TESTS=1, well under 200 ms.

@@ -1,20 +1,17 @@
 package protocol_test
 
 import (
-	"os"
 	"testing"
 	"time"
-)
 
-// timingTests reports whether wall-clock bounds are checked: only with YINSH_TIMING_TESTS=1 (a
-// quiet machine), so that `go test ./...` on a loaded one passes or fails by behaviour alone.
-func timingTests() bool { return os.Getenv("YINSH_TIMING_TESTS") == "1" }
+	"github.com/yinsh-zero/yinsh/internal/testenv"
+)
 
 // timing fails the test when took exceeds limit, but only under YINSH_TIMING_TESTS=1; otherwise it
 // logs the figure.
 func timing(t *testing.T, what string, took, limit time.Duration) {
 	t.Helper()
-	if !timingTests() {
+	if !testenv.Timing() {
 		t.Logf("%s took %v (limit %v checked with YINSH_TIMING_TESTS=1)", what, took, limit)
 		return
 	}

@@ -1,0 +1,24 @@
+// Package testenv holds the switches the tests of every package share. Only tests import it.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// TimingVar is the environment variable that turns on assertions about wall-clock durations. Tests
+// check behaviour alone by default, so that a loaded machine cannot fail `go test ./...`; on a quiet
+// machine YINSH_TIMING_TESTS=1 also checks how long things take. Benchmarks measure the same figures
+// without asserting them.
+const TimingVar = "YINSH_TIMING_TESTS"
+
+// Timing reports whether wall-clock assertions are on (TimingVar=1).
+func Timing() bool { return os.Getenv(TimingVar) == "1" }
+
+// SkipUnlessTiming skips a test that measures the wall clock and nothing else unless Timing.
+func SkipUnlessTiming(t testing.TB) {
+	t.Helper()
+	if !Timing() {
+		t.Skip("measures the wall clock: set " + TimingVar + "=1 to run it")
+	}
+}
