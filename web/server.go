@@ -18,6 +18,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/loopback"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -253,7 +254,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", csp)
-	if s.opts.LoopbackHosts && !loopbackHost(r.Host) {
+	if s.opts.LoopbackHosts && !loopback.Host(r.Host) {
 		// a page of another site that reached us through DNS rebinding names its own host
 		writeError(rw, http.StatusForbidden, "host %q: this server answers only to loopback names (localhost, 127.0.0.1, [::1])", r.Host)
 		return
@@ -263,19 +264,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(rw, r)
-}
-
-// loopbackHost reports whether a Host header names loopback: localhost or a loopback IP.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // sameOrigin reports whether an Origin header names the host the request was sent to.
@@ -421,20 +409,6 @@ func (s *Server) info() infoAnswer {
 		MaxMoveTime: s.opts.MaxMoveTime.Milliseconds(), MaxBody: s.opts.MaxBody, Runs: s.runs != nil,
 		Players: []string{"", "random", "heuristic", "rollout:N"}, Version: engine.Version,
 	}
-}
-
-// IsLoopback reports whether addr (host:port) listens on loopback only: 127.0.0.0/8, ::1 or
-// localhost. An empty host (all interfaces) is not loopback.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // parseVariant reads an optional variant name (def when empty).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/loopback"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/web"
 )
@@ -66,7 +67,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
 				return fmt.Errorf("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", opts.Addr)
 			}
-			if !web.IsLoopback(opts.Addr) && !opts.AllowRemote {
+			if !loopback.Addr(opts.Addr) && !opts.AllowRemote {
 				return fmt.Errorf("--addr %s is not a loopback address: the server has no authentication; pass --allow-remote to serve it anyway", opts.Addr)
 			}
 			if err := checkSearchFlags(mix, opts.Sims, movetime, opts.LeavesInFlight); err != nil {
@@ -137,7 +138,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Player:  opts.Player,
 		Players: selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load},
 		Seed:    opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
-		Logger: opts.Log, LoopbackHosts: web.IsLoopback(opts.Addr),
+		Logger: opts.Log, LoopbackHosts: loopback.Addr(opts.Addr),
 	})
 	if err != nil {
 		return err
@@ -149,7 +150,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return web.ListenAndServe(ctx, opts.Addr, srv, func(a net.Addr) {
-		if !web.IsLoopback(a.String()) {
+		if !loopback.Addr(a.String()) {
 			fmt.Fprintf(opts.Out, "WARNING: serving on %s, not loopback: the server has no authentication; anyone who reaches it can run searches and read %s\n",
 				a, map[bool]string{true: "nothing outside the app", false: "the runs under " + opts.Runs}[opts.Runs == ""])
 			opts.Log.Warn("serving on a non-loopback address", "addr", a.String())

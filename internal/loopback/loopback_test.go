@@ -18,7 +18,7 @@ func TestHost(t *testing.T) {
 func TestAddr(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"127.0.0.1:8080": true, "localhost:1": true, "[::1]:4222": true,
-		":8080": false, "0.0.0.0:8080": false, "127.0.0.1": false, "localhost": false, "[::]:1": false,
+		":8080": false, "0.0.0.0:8080": false, "192.168.1.2:80": false, "bad": false, "127.0.0.1": false, "localhost": false, "[::]:1": false,
 	} {
 		if got := Addr(addr); got != want {
 			t.Errorf("Addr(%q) = %v, want %v", addr, got, want)
