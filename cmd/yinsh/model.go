@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 )
@@ -167,7 +164,7 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	}
 	fmt.Fprintf(o, "file: %s\n", opts.Path)
 	fmt.Fprintf(o, "size: %d bytes (%s)\n", st.Size(), humanBytes(st.Size()))
-	fmt.Fprintf(o, "kind: %s\n", kindText(m))
+	fmt.Fprintf(o, "kind: %s\n", checkpointKind(m))
 	fmt.Fprintf(o, "variant: %s\n", unknown(m.Variant))
 	if m.Run != nil {
 		fmt.Fprintf(o, "run: %s\ngeneration: %d\n", unknown(m.Run.ID), m.Run.Generation)
@@ -200,10 +197,10 @@ func modelInfoRun(opts *ModelInfoOptions) error {
 	return nil
 }
 
-// kindText says what kind of network file m describes: a training checkpoint with or without its
+// checkpointKind says what kind of network file m describes: a training checkpoint with or without its
 // optimiser state (an exported --format weights file, or the reference network, has none: it plays
 // and can be fine-tuned, with fresh optimiser moments), or a batch-norm-folded inference file.
-func kindText(m model.Metadata) string {
+func checkpointKind(m model.Metadata) string {
 	switch {
 	case m.Kind == model.KindTraining && m.Optimizer != nil:
 		return "training (weights and optimiser state: resumes training exactly)"
@@ -234,16 +231,13 @@ func notCheckpoint(path string) error {
 	defer f.Close()
 	head := make([]byte, 4096)
 	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	switch {
-	case datasets.IsShard(head):
+	switch kind := sniffKind(head[:n]); kind {
+	case kindShard:
 		return fmt.Errorf("%s is a dataset shard, not a checkpoint: use yinsh datasets games %s", path, path)
-	case bytes.HasPrefix(head, []byte(zstdMagic)):
-		return fmt.Errorf("%s is zstd-compressed data, not a checkpoint", path)
-	case bytes.HasPrefix(head, []byte("PAR1")):
-		return fmt.Errorf("%s is a Parquet file, not a checkpoint", path)
-	case n > 0 && !(n > 8 && head[8] == '{') && utf8.Valid(head) && bytes.IndexByte(head, 0) < 0:
+	case kindText:
 		return fmt.Errorf("%s is a text file, not a checkpoint (game records and token files: yinsh replay %s)", path, path)
+	case kindZstd, kindParquet:
+		return fmt.Errorf("%s is %s, not a checkpoint", path, kind)
 	}
 	return nil
 }

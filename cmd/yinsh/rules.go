@@ -209,21 +209,51 @@ func replayRun(opts *ReplayOptions) error {
 // zstdMagic starts every zstd frame.
 const zstdMagic = "\x28\xb5\x2f\xfd"
 
+// File kinds sniffed from a file's first bytes (sniffKind): what replay, model info and the like
+// say a file is when it is not what they read.
+const (
+	kindShard      = "a dataset shard"
+	kindZstd       = "zstd-compressed data"
+	kindCheckpoint = "a network checkpoint"
+	kindParquet    = "a Parquet file"
+	kindBinary     = "a binary file"
+	kindText       = "a text file"
+)
+
+// sniffKind names the kind of a file from its first bytes (up to 4 KiB are looked at), or "" for an
+// empty one.
+func sniffKind(data []byte) string {
+	head := data[:min(len(data), 4096)]
+	switch {
+	case len(head) == 0:
+		return ""
+	case datasets.IsShard(head):
+		return kindShard
+	case bytes.HasPrefix(head, []byte(zstdMagic)):
+		return kindZstd
+	case len(head) > 8 && head[8] == '{' && bytes.Contains(head, []byte(`"`+model.FormatName+`"`)):
+		return kindCheckpoint
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return kindParquet
+	case bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-3)]):
+		return kindBinary
+	}
+	return kindText
+}
+
 // notTokens says what a file is when it is not text to replay: a dataset shard, a checkpoint, zstd
 // data, or some other binary file.
 func notTokens(name string, data []byte) error {
-	switch {
-	case datasets.IsShard(data):
+	switch sniffKind(data) {
+	case kindShard:
 		return fmt.Errorf("%s is a dataset shard: use yinsh datasets games %s", name, name)
-	case bytes.HasPrefix(data, []byte(zstdMagic)):
+	case kindZstd:
 		return fmt.Errorf("%s is zstd-compressed data, not action tokens (a dataset shard? yinsh datasets games reads those)", name)
-	case len(data) > 8 && data[8] == '{' && bytes.Contains(data[:min(len(data), 4096)], []byte(`"`+model.FormatName+`"`)):
+	case kindCheckpoint:
 		return fmt.Errorf("%s is a network checkpoint, not a game: use yinsh model info %s", name, name)
-	case bytes.HasPrefix(data, []byte("PAR1")):
+	case kindParquet:
 		return fmt.Errorf("%s is a Parquet file, not action tokens", name)
-	}
-	head := data[:min(len(data), 4096)]
-	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-3)]) {
+	case kindBinary:
 		return fmt.Errorf("%s is a binary file, not action tokens (whitespace-separated, # comments)", name)
 	}
 	return nil
