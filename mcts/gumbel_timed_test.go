@@ -30,14 +30,7 @@ func TestTimedGumbelHalvesOnTime(t *testing.T) {
 	if !res.TimeUp || res.Simulations < 395 || res.Simulations > 401 {
 		t.Fatalf("%d simulations (TimeUp %v), want the 400 that 400 ms at 1 ms each allow", res.Simulations, res.TimeUp)
 	}
-	var counts []int
-	for _, c := range res.Children {
-		if c.Visits > 0 {
-			counts = append(counts, c.Visits)
-		}
-	}
-	slices.Sort(counts)
-	slices.Reverse(counts)
+	counts := visitedCounts(res)
 	t.Logf("visits per considered action: %v", counts)
 	if len(counts) != 16 {
 		t.Fatalf("%d actions visited, want the 16 considered", len(counts))
@@ -70,14 +63,7 @@ func TestTimedGumbelHalvesWithLeavesInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counts []int
-	for _, c := range res.Children {
-		if c.Visits > 0 {
-			counts = append(counts, c.Visits)
-		}
-	}
-	slices.Sort(counts)
-	slices.Reverse(counts)
+	counts := visitedCounts(res)
 	t.Logf("%d simulations, visits per considered action: %v", res.Simulations, counts)
 	if len(counts) != 16 || res.Simulations < 1500 {
 		t.Fatalf("%d actions visited in %d simulations, want 16 in about 1600", len(counts), res.Simulations)
@@ -111,4 +97,17 @@ func TestTimedGumbelWithinTheCapIsTheUntimedSearch(t *testing.T) {
 			t.Errorf("leaves %d: a timed search within its cap differs from the untimed one", lif)
 		}
 	}
+}
+
+// visitedCounts returns the visits of the root's visited children, most first.
+func visitedCounts(res *Result) []int {
+	var counts []int
+	for _, c := range res.Children {
+		if c.Visits > 0 {
+			counts = append(counts, c.Visits)
+		}
+	}
+	slices.Sort(counts)
+	slices.Reverse(counts)
+	return counts
 }
