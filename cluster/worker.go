@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/model"
 )
 
@@ -292,7 +293,7 @@ func (w *worker) fetch(ctx context.Context, obj jetstream.ObjectStore, ri RunInf
 		return nil, fmt.Errorf("cluster: network %s: %d bytes with SHA-256 %x, the run key says %d bytes %s", ri.Network, len(data), sum, ri.Size, ri.SHA256)
 	}
 	path := filepath.Join(w.o.CacheDir, fmt.Sprintf("%s-%s.ckpt", workerName(ri.Network), ri.SHA256[:12]))
-	if err := model.WriteFileAtomic(path, data); err != nil {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return nil, err
 	}
 	net, err := w.o.Load(path)

@@ -133,13 +133,6 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
-// WriteFileAtomic writes data to path atomically (internal/atomicfile.WriteFile: a temporary file in
-// the same directory, fsync, rename, fsync of the directory); on any error path is left as it was.
-//
-// Deprecated: packages of this module use internal/atomicfile directly; this forwarding function
-// stays for the callers not yet moved.
-func WriteFileAtomic(path string, data []byte) error { return writeFile(path, data) }
-
 // writeFile is atomicfile.WriteFile with this package's error prefix.
 func writeFile(path string, data []byte) error {
 	if err := atomicfile.WriteFile(path, data); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/cluster"
 	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/internal/progress"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -314,7 +315,7 @@ func openRun(o Options) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := model.WriteFileAtomic(cfgPath, y); err != nil {
+	if err := atomicfile.WriteFile(cfgPath, y); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -332,7 +333,7 @@ func dropUnfinished(dir string, done int) error {
 				keep = append(append(keep, line...), '\n')
 			}
 		}
-		if err := model.WriteFileAtomic(mpath, keep); err != nil {
+		if err := atomicfile.WriteFile(mpath, keep); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -355,7 +356,7 @@ func dropUnfinished(dir string, done int) error {
 		line, _ := json.Marshal(r)
 		keep = append(append(keep, line...), '\n')
 	}
-	return model.WriteFileAtomic(rpath, keep)
+	return atomicfile.WriteFile(rpath, keep)
 }
 
 func writeState(dir string, st *State) error {
@@ -363,7 +364,7 @@ func writeState(dir string, st *State) error {
 	if err != nil {
 		return err
 	}
-	return model.WriteFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'))
+	return atomicfile.WriteFile(filepath.Join(dir, StateFile), append(b, '\n'))
 }
 
 // trainPhase runs the generation's optimiser steps on batches sampled from the window.

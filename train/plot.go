@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 )
 
 // WritePlots renders the run's plots into plots/: from metrics.jsonl, against the generation,
@@ -383,7 +383,7 @@ func (f figure) save(path, xlabel string) error {
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return err
 	}
-	return model.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // savePNG renders p at w × h into path atomically.
@@ -396,7 +396,7 @@ func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return err
 	}
-	return model.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // writeRatingPlot draws every generation's Elo in ratings (fitted from all of the run's results, so early

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yinsh-zero/yinsh/env"
-	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
@@ -138,7 +138,7 @@ func (g gameFile) write(path string, acts []env.Action, s *env.State) error {
 	if s.IsTerminal() {
 		fmt.Fprintf(&b, "# result: %s\n", s.Outcome())
 	}
-	return model.WriteFileAtomic(path, []byte(b.String()))
+	return atomicfile.WriteFile(path, []byte(b.String()))
 }
 
 func tokenLine(acts []env.Action) string {

@@ -234,7 +234,7 @@ func TestCreateTempName(t *testing.T) {
 // older build still has its leftovers found.
 func TestIsTemp(t *testing.T) {
 	for name, target := range map[string]string{
-		".gen-0001.ckpt.tmp-123456":      "gen-0001.ckpt", // this scheme (model.WriteFileAtomic's)
+		".gen-0001.ckpt.tmp-123456":      "gen-0001.ckpt", // this scheme (every writer of the module)
 		".state.json.tmp-2424784198":     "state.json",
 		".x.tmp-1.tmp-2":                 "x.tmp-1",
 		".out.bin.123.tmp":               "out.bin", // datasets.CreateAtomic
