@@ -34,6 +34,10 @@ type Config struct {
 	ResignCheckFraction float64
 	// Generator names the network (checkpoint id) recorded in each game.
 	Generator string
+	// ImprovedValue records, and tests for resignation, the search's estimate of the improved
+	// policy's value (mcts.Result.ImprovedValue and ImprovedWDL: Σ π′·q̂ under Gumbel) instead of the
+	// visit-weighted mean of the root's children (Result.Value and WDL). Under PUCT both are the same.
+	ImprovedValue bool
 }
 
 // Position is the search's record of one action of a game.
@@ -306,7 +310,11 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 		if progress != nil {
 			progress(n)
 		}
-		pos := Position{WDL: res.WDL, Full: res.Full}
+		value, wdl := res.Value, res.WDL
+		if cfg.ImprovedValue {
+			value, wdl = res.ImprovedValue, res.ImprovedWDL
+		}
+		pos := Position{WDL: wdl, Full: res.Full}
 		if res.Full {
 			for a, p := range res.Policy {
 				if p > 0 {
@@ -316,7 +324,7 @@ func playSelfplayGame(ctx context.Context, cfg Config, tree *mcts.Tree, i int, r
 		}
 		me := s.CurrentPlayer()
 		if resignOn && s.Phase() == env.PhaseMove {
-			if float64(res.Value) < cfg.ResignThreshold {
+			if float64(value) < cfg.ResignThreshold {
 				low[me]++
 			} else {
 				low[me] = 0

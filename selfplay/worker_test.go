@@ -297,3 +297,48 @@ func keys(m map[int]Game) []int {
 	}
 	return out
 }
+
+// TestSelfplayImprovedValue: Config.ImprovedValue changes what is recorded (the Gumbel improved
+// policy's value instead of the visit mean), never which actions are played.
+func TestSelfplayImprovedValue(t *testing.T) {
+	cfg := testConfig(24)
+	cfg.Search.Gumbel = true
+	cfg.Search.GumbelConsidered = 8
+	cfg.Search.DirichletFraction = 0
+	cfg.TemperatureActions = 0
+	ev := mcts.Rollout{Playouts: 1, Seed: 3}
+	play := func(improved bool) Game {
+		c := cfg
+		c.ImprovedValue = improved
+		var g Game
+		_, err := Run(context.Background(), c, ev, RunOptions{Games: 1, Parallel: 1, Seed: 7, OnGame: func(x Game) error {
+			g = x
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	visits, improved := play(false), play(true)
+	if len(visits.Actions) == 0 || len(visits.Actions) != len(improved.Actions) {
+		t.Fatalf("%d vs %d actions", len(visits.Actions), len(improved.Actions))
+	}
+	differ := 0
+	for i := range visits.Actions {
+		if visits.Actions[i] != improved.Actions[i] {
+			t.Fatalf("ply %d: %s vs %s: the recorded value changed the play", i+1, visits.Actions[i], improved.Actions[i])
+		}
+		a, b := visits.Positions[i].WDL, improved.Positions[i].WDL
+		if s := b[0] + b[1] + b[2]; math.Abs(float64(s)-1) > 1e-4 && s != 0 {
+			t.Fatalf("ply %d: improved WDL %v sums to %v", i+1, b, s)
+		}
+		if a != b {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("the improved value was never recorded: every position's WDL equals the visit mean's")
+	}
+	t.Logf("%d of %d positions record a different WDL", differ, len(visits.Actions))
+}

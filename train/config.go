@@ -132,19 +132,28 @@ type NetConfig struct {
 // fpu_reduction and the Dirichlet noise are unused: the root is searched by sequential halving and
 // the interior by the improved policy.
 type SelfPlayConfig struct {
-	Games             int     `yaml:"games"`              // games per generation
-	Parallel          int     `yaml:"parallel"`           // games played at once (one search tree each)
-	BatchSize         int     `yaml:"batch_size"`         // leaves per network call (batching evaluator)
-	Simulations       int     `yaml:"simulations"`        // simulations per full search
-	FastSimulations   int     `yaml:"fast_simulations"`   // playout-cap randomisation: fast search budget (0: off)
-	FullFraction      float64 `yaml:"full_fraction"`      // share of searches that are full (training targets)
-	Gumbel            bool    `yaml:"gumbel"`             // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
-	GumbelConsidered  int     `yaml:"gumbel_considered"`  // Gumbel-top-k: root actions considered
-	GumbelCScale      float64 `yaml:"gumbel_c_scale"`     // Gumbel: weight of the rescaled completed Q in the improved-policy target
-	CPUCT             float64 `yaml:"c_puct"`             // PUCT exploration constant (PUCT only)
-	FPUReduction      float64 `yaml:"fpu_reduction"`      // first-play-urgency reduction below the root (PUCT only; the root's is fixed at 0.1)
-	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // root noise concentration (PUCT only)
-	DirichletFraction float64 `yaml:"dirichlet_fraction"` // root noise weight (PUCT only)
+	Games            int     `yaml:"games"`             // games per generation
+	Parallel         int     `yaml:"parallel"`          // games played at once (one search tree each)
+	BatchSize        int     `yaml:"batch_size"`        // leaves per network call (batching evaluator)
+	Simulations      int     `yaml:"simulations"`       // simulations per full search
+	FastSimulations  int     `yaml:"fast_simulations"`  // playout-cap randomisation: fast search budget (0: off)
+	FullFraction     float64 `yaml:"full_fraction"`     // share of searches that are full (training targets)
+	Gumbel           bool    `yaml:"gumbel"`            // Gumbel AlphaZero root search (else PUCT + Dirichlet noise)
+	GumbelConsidered int     `yaml:"gumbel_considered"` // Gumbel-top-k: root actions considered
+	GumbelCScale     float64 `yaml:"gumbel_c_scale"`    // Gumbel: weight of the rescaled completed Q in the improved-policy target
+	// RootValue is the search value recorded for each position (the q of value_q_mix's target, the
+	// recorded WDL) and tested for resignation: "visits", the visit-weighted mean of the root's
+	// children (the default), or "improved", the Gumbel improved policy's value Σ π′·q̂ (Gumbel only;
+	// sequential halving spreads visits flat on purpose, so the visit mean leans towards the average
+	// considered action).
+	RootValue string `yaml:"root_value"`
+	// GumbelSigmaNewVisits: σ's visit scale (c_visit + max N) at the root counts only the current
+	// search's visits, not those reused from the previous action's tree (Gumbel with tree_reuse).
+	GumbelSigmaNewVisits bool    `yaml:"gumbel_sigma_new_visits"`
+	CPUCT                float64 `yaml:"c_puct"`             // PUCT exploration constant (PUCT only)
+	FPUReduction         float64 `yaml:"fpu_reduction"`      // first-play-urgency reduction below the root (PUCT only; the root's is fixed at 0.1)
+	DirichletAlpha       float64 `yaml:"dirichlet_alpha"`    // root noise concentration (PUCT only)
+	DirichletFraction    float64 `yaml:"dirichlet_fraction"` // root noise weight (PUCT only)
 	// TemperatureActions: the first actions of a game are sampled at temperature τ, later ones are
 	// greedy. PUCT samples visits^(1/τ); Gumbel samples its improved policy^(1/τ) instead of playing
 	// the sequential-halving winner, on top of Gumbel-top-k's own noise (0: that noise is the only
@@ -214,6 +223,7 @@ func DefaultConfig() Config {
 			Gumbel: true, GumbelConsidered: 16, GumbelCScale: 0.1, CPUCT: 1.25, FPUReduction: 0.25,
 			DirichletAlpha: 0.3, DirichletFraction: 0.25, TemperatureActions: 0, Temperature: 1,
 			TreeReuse: true, ResignThreshold: -1, ResignConsecutive: 3, ResignCheckFraction: 0.1,
+			RootValue:      "visits",
 			LeavesInFlight: 8, RolloutPlayouts: 1,
 		},
 		Training: TrainingConfig{
@@ -344,6 +354,12 @@ func (c *Config) Validate() error {
 		if k < 1 || k > 1_000_000 {
 			return bad(fmt.Sprintf("evaluation.ladder[%d]", i), k, "a generation offset in [1, 1000000]")
 		}
+	}
+	switch {
+	case sp.RootValue != "visits" && sp.RootValue != "improved":
+		return bad("selfplay.root_value", sp.RootValue, "visits or improved")
+	case sp.RootValue == "improved" && !sp.Gumbel:
+		return bad("selfplay.root_value", sp.RootValue, "visits unless selfplay.gumbel is true (PUCT's root value is its visit mean)")
 	}
 	if ev.Gate != "none" && ev.Gate != "score" && ev.Gate != "sprt" {
 		return bad("evaluation.gate", ev.Gate, "none, score or sprt")

@@ -36,6 +36,9 @@ func TestConfigOverridesAndErrors(t *testing.T) {
 		{"", "selfplay.c_puct=-1", "selfplay.c_puct"},
 		{"", "variant=chess", "variant"},
 		{"", "evaluation.gate=maybe", "evaluation.gate"},
+		{"", "selfplay.root_value=mean", "selfplay.root_value"},
+		{"", "selfplay.root_value=improved", ""},
+		{"selfplay:\n  gumbel: false\n", "selfplay.root_value=improved", "selfplay.root_value"},
 		{"", "evaluation.baselines=[rollout:x]", "evaluation.baselines[0]"},
 		{"", "selfplay.opponents=[random, gnugo]", "selfplay.opponents[1]"},
 		{"", "selfplay.opponent_fraction=0.5", "selfplay.opponents"},
@@ -185,5 +188,22 @@ func TestSelfPlayFixedSettings(t *testing.T) {
 		if !strings.Contains(string(data), "root FPU reduction 0.1") {
 			t.Errorf("configs/%s.yaml does not document the fixed search settings", p)
 		}
+	}
+}
+
+// TestSelfPlaySettingsRootValue: root_value and gumbel_sigma_new_visits reach the self-play and search
+// configurations.
+func TestSelfPlaySettingsRootValue(t *testing.T) {
+	c, err := ParseConfig(nil, "t.yaml", []string{"selfplay.root_value=improved", "selfplay.gumbel_sigma_new_visits=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.SelfPlaySettings("g")
+	if !s.ImprovedValue || !s.Search.GumbelSigmaNewVisits {
+		t.Fatalf("improved %v, sigma new visits %v", s.ImprovedValue, s.Search.GumbelSigmaNewVisits)
+	}
+	d := DefaultConfig()
+	if s := d.SelfPlaySettings("g"); s.ImprovedValue || s.Search.GumbelSigmaNewVisits {
+		t.Fatalf("defaults: improved %v, sigma new visits %v", s.ImprovedValue, s.Search.GumbelSigmaNewVisits)
 	}
 }

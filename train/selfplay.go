@@ -30,6 +30,7 @@ func (c *Config) SelfPlaySettings(generator string) selfplay.Config {
 	sc.Gumbel = sp.Gumbel
 	sc.GumbelConsidered = sp.GumbelConsidered
 	sc.GumbelCScale = sp.GumbelCScale
+	sc.GumbelSigmaNewVisits = sp.GumbelSigmaNewVisits
 	if sp.Gumbel {
 		sc.DirichletFraction = 0 // Gumbel explores by its own noise
 	}
@@ -41,6 +42,7 @@ func (c *Config) SelfPlaySettings(generator string) selfplay.Config {
 		TemperatureActions: sp.TemperatureActions, Temperature: sp.Temperature, TreeReuse: sp.TreeReuse,
 		ResignThreshold: sp.ResignThreshold, ResignConsecutive: sp.ResignConsecutive,
 		ResignCheckFraction: sp.ResignCheckFraction, Generator: generator,
+		ImprovedValue: sp.Gumbel && sp.RootValue == "improved",
 	}
 }
 
