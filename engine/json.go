@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -93,26 +92,6 @@ type jsonRequest struct {
 	Sims     *int            `json:"sims"`
 	MoveTime *int            `json:"movetime"`
 	Top      *int            `json:"top"`
-}
-
-// Numbers are rounded for compact lines: priors to 5 decimals, values to 4.
-type jsonTop struct {
-	Action string   `json:"action"`
-	Prior  float64  `json:"prior"`
-	Visits int      `json:"visits"`
-	Q      *float64 `json:"q"`
-}
-
-type jsonAnswer struct {
-	ID     json.RawMessage `json:"id"`
-	Side   string          `json:"side"`
-	Best   string          `json:"best"`
-	Visits int             `json:"visits"`
-	Sims   int             `json:"sims"`
-	WDL    *[3]float64     `json:"wdl,omitempty"`
-	Top    []jsonTop       `json:"top"`
-	PV     []string        `json:"pv"`
-	TimeMS float64         `json:"time_ms"`
 }
 
 type jsonError struct {
@@ -370,14 +349,14 @@ func (wk *jsonWorker) answer(j jsonJob) error {
 		if err != nil {
 			return wk.out.write(jsonError{ID: j.id, Error: err.Error()})
 		}
-		a := jsonAnswer{ID: j.id, Side: side, Best: d.Action.String(), Top: jsonTops(d.Top, j.top), PV: tokens(d.PV)}
+		a := AnalysisJSON{ID: j.id, Side: side, Best: d.Action.String(), Top: CandidatesOf(d.Top, j.top), PV: Tokens(d.PV)}
 		if d.HasValue {
-			a.WDL = roundWDL(d.WDL)
+			a.WDL = RoundWDL(d.WDL)
 		}
 		for _, st := range d.Top {
 			a.Visits += st.Visits
 		}
-		a.TimeMS = ms(time.Since(start))
+		a.TimeMS = Millis(time.Since(start))
 		return wk.out.write(a)
 	}
 	if wk.tree == nil {
@@ -407,40 +386,10 @@ func (wk *jsonWorker) answer(j jsonJob) error {
 		wk.tree = nil // do not hold a large tree's memory between requests
 	}
 	d := selfplay.DecisionFromResult(res, j.top)
-	a := jsonAnswer{ID: j.id, Side: side, Best: res.Action.String(), Visits: res.Visits, Sims: sims,
-		WDL: roundWDL(d.WDL), Top: jsonTops(d.Top, j.top), PV: tokens(d.PV), TimeMS: ms(time.Since(start))}
+	a := AnalysisJSON{ID: j.id, Side: side, Best: res.Action.String(), Searched: true, Visits: res.Visits, Sims: sims,
+		WDL: RoundWDL(d.WDL), Top: CandidatesOf(d.Top, j.top), PV: Tokens(d.PV), TimeMS: Millis(time.Since(start))}
 	return wk.out.write(a)
 }
-
-func jsonTops(top []selfplay.ActionStat, k int) []jsonTop {
-	out := make([]jsonTop, 0, min(k, len(top)))
-	for _, st := range top[:min(k, len(top))] {
-		t := jsonTop{Action: st.Action.String(), Prior: round(st.Prior, 1e5), Visits: st.Visits}
-		if st.Visits > 0 {
-			q := round(st.Q, 1e4)
-			t.Q = &q
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// round rounds x to a multiple of 1/scale.
-func round(x float32, scale float64) float64 { return math.Round(float64(x)*scale) / scale }
-
-func roundWDL(w [3]float32) *[3]float64 {
-	return &[3]float64{round(w[0], 1e4), round(w[1], 1e4), round(w[2], 1e4)}
-}
-
-func tokens(acts []env.Action) []string {
-	out := make([]string, len(acts))
-	for i, a := range acts {
-		out[i] = a.String()
-	}
-	return out
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // jsonWriter writes answers one line each, from many goroutines; the first write error sticks.
 type jsonWriter struct {
@@ -453,8 +402,10 @@ func (o *jsonWriter) write(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil { // a NaN among the numbers: say so rather than lose the answer
 		id := nullID
-		if a, ok := v.(jsonAnswer); ok {
-			id = a.ID
+		if a, ok := v.(AnalysisJSON); ok {
+			if raw, ok := a.ID.(json.RawMessage); ok {
+				id = raw
+			}
 		}
 		b, _ = json.Marshal(jsonError{ID: id, Error: "engine: cannot encode the answer: " + err.Error()})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -104,53 +103,6 @@ type analyzeRequest struct {
 	ID       any    `json:"id"`
 }
 
-type actionStat struct {
-	Token  string   `json:"token"`
-	Prior  float64  `json:"prior"`
-	Visits int      `json:"visits"`
-	Q      *float64 `json:"q"` // null when unvisited
-}
-
-type analyzeAnswer struct {
-	ID       any          `json:"id,omitempty"`
-	Player   string       `json:"player"`
-	Side     string       `json:"side"`
-	Best     string       `json:"best"`
-	Searched bool         `json:"searched"`
-	Visits   int          `json:"visits"`
-	Sims     int          `json:"sims"`
-	WDL      *[3]float64  `json:"wdl"`
-	Actions  []actionStat `json:"actions"`
-	Policy   []actionStat `json:"policy"`
-	PV       []string     `json:"pv"`
-	Position string       `json:"position"`
-	TimeMS   float64      `json:"time_ms"`  // the search
-	TotalMS  float64      `json:"total_ms"` // the request, from its body read to the answer
-	QueueMS  float64      `json:"queue_ms"` // waiting for a search slot
-}
-
-func statOf(st selfplay.ActionStat) actionStat {
-	a := actionStat{Token: st.Action.String(), Prior: round(st.Prior, 1e5), Visits: st.Visits}
-	if st.Visits > 0 {
-		q := round(st.Q, 1e4)
-		a.Q = &q
-	}
-	return a
-}
-
-func round(x float32, scale float64) float64 {
-	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-		return 0
-	}
-	return math.Round(float64(x)*scale) / scale
-}
-
-func roundWDL(w [3]float32) *[3]float64 {
-	return &[3]float64{round(w[0], 1e4), round(w[1], 1e4), round(w[2], 1e4)}
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
 // analysisJob is a checked analysis request.
 type analysisJob struct {
 	state  *env.State
@@ -249,19 +201,9 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	out := analyzeAnswer{ID: j.id, Player: a.Name(), Side: colorName(res.Side), Best: res.Best.String(), Searched: res.Searched,
-		Visits: res.Visits, Sims: res.Sims, Actions: []actionStat{}, Policy: []actionStat{}, PV: tokensOf(res.PV),
-		Position: j.state.Text(), TimeMS: ms(res.Elapsed), QueueMS: ms(queued)}
-	if res.HasValue {
-		out.WDL = roundWDL(res.WDL)
-	}
-	for _, t := range res.Top {
-		out.Actions = append(out.Actions, statOf(t))
-	}
-	for _, t := range res.Policy {
-		out.Policy = append(out.Policy, statOf(t))
-	}
-	out.TotalMS = ms(time.Since(start))
+	out := engine.AnalysisJSONOf(res)
+	out.ID, out.Player, out.Position, out.QueueMS = j.id, a.Name(), j.state.Text(), engine.Millis(queued)
+	out.TotalMS = engine.Millis(time.Since(start))
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
@@ -115,11 +116,11 @@ type gameView struct {
 
 // agentView is what the agent reported with its last action.
 type agentView struct {
-	Action string       `json:"action"`
-	WDL    *[3]float64  `json:"wdl,omitempty"`
-	Top    []actionStat `json:"top,omitempty"`
-	PV     []string     `json:"pv,omitempty"`
-	TimeMS float64      `json:"time_ms"`
+	Action string                 `json:"action"`
+	WDL    *[3]float64            `json:"wdl,omitempty"`
+	Top    []engine.CandidateJSON `json:"top,omitempty"` // as /api/analyze's candidates
+	PV     []string               `json:"pv,omitempty"`
+	TimeMS float64                `json:"time_ms"`
 }
 
 // observe tells the agent an action was played, for players that follow the game (external
@@ -325,12 +326,12 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 		}
 		g.history, g.moves = append(g.history, prev), append(g.moves, d.Action)
 		g.observe(d.Action)
-		g.view = &agentView{Action: d.Action.String(), PV: tokensOf(d.PV), TimeMS: ms(time.Since(start))}
+		g.view = &agentView{Action: d.Action.String(), PV: tokensOf(d.PV), TimeMS: engine.Millis(time.Since(start))}
 		if d.HasValue {
-			g.view.WDL = roundWDL(d.WDL)
+			g.view.WDL = engine.RoundWDL(d.WDL)
 		}
-		for _, t := range d.Top[:min(5, len(d.Top))] {
-			g.view.Top = append(g.view.Top, statOf(t))
+		if len(d.Top) > 0 {
+			g.view.Top = engine.CandidatesOf(d.Top, 5)
 		}
 		v := g.viewLocked()
 		v.Played = d.Action.String()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
 
@@ -137,7 +138,7 @@ func TestAnalysisOverhead(t *testing.T) {
 	var search []float64
 	for range 100 {
 		t0 := time.Now()
-		var a analyzeAnswer
+		var a engine.AnalysisJSON
 		callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"moves": moves, "variant": "blitz", "sims": 1}, 200, &a)
 		rt := time.Since(t0)
 		over = append(over, rt-time.Duration(a.TimeMS*float64(time.Millisecond)))
@@ -171,7 +172,7 @@ func BenchmarkAnalysisOverhead(b *testing.B) {
 	var over time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		var a analyzeAnswer
+		var a engine.AnalysisJSON
 		callJSON(b, nil, "POST", ts.URL+"/api/analyze", map[string]any{"moves": moves, "variant": "blitz", "sims": 1}, 200, &a)
 		over += time.Since(t0) - time.Duration(a.TimeMS*float64(time.Millisecond))
 	}

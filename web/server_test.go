@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
 )
 
@@ -160,28 +161,28 @@ func TestAnalyze(t *testing.T) {
 	// 105 ms there and a 100 ms cap cut it at 194 simulations) while still bounding the 5,000 below.
 	_, ts := newTestServer(t, Options{Player: "rollout:64", MaxSims: 5000, MaxMoveTime: 800 * time.Millisecond})
 	moves := []string{"e5", "f6", "e6", "f7", "e7", "f8", "e8", "f9", "d4", "g6"}
-	var a analyzeAnswer
+	var a engine.AnalysisJSON
 	callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"moves": moves, "variant": "blitz", "sims": 200, "top": 4}, 200, &a)
 	s := playTokens(t, env.Blitz, moves)
 	if !a.Searched || a.Sims != 200 || a.Visits < 200 || a.Side != "w" || a.Player != "rollout:64" || a.Position != s.Text() {
 		t.Fatalf("answer %+v", a)
 	}
-	if len(a.Actions) != 4 || a.Actions[0].Token != a.Best || a.PV[0] != a.Best || a.WDL == nil {
-		t.Fatalf("actions %+v best %s pv %v", a.Actions, a.Best, a.PV)
+	if len(a.Top) != 4 || a.Top[0].Action != a.Best || a.PV[0] != a.Best || a.WDL == nil {
+		t.Fatalf("actions %+v best %s pv %v", a.Top, a.Best, a.PV)
 	}
 	if sum := a.WDL[0] + a.WDL[1] + a.WDL[2]; sum < 0.99 || sum > 1.01 {
 		t.Fatalf("wdl %v", a.WDL)
 	}
-	for i := 1; i < len(a.Actions); i++ {
-		if a.Actions[i].Visits > a.Actions[i-1].Visits {
-			t.Fatalf("actions not most visited first: %+v", a.Actions)
+	for i := 1; i < len(a.Top); i++ {
+		if a.Top[i].Visits > a.Top[i-1].Visits {
+			t.Fatalf("actions not most visited first: %+v", a.Top)
 		}
 	}
 	if len(a.Policy) != len(s.LegalActions(nil)) {
 		t.Fatalf("policy of %d actions, %d legal", len(a.Policy), len(s.LegalActions(nil)))
 	}
 	// a position text gives the same position; the request's own player
-	var b analyzeAnswer
+	var b engine.AnalysisJSON
 	callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"position": s.Text(), "variant": "blitz", "sims": 10, "player": "rollout:5"}, 200, &b)
 	if b.Position != a.Position || b.Player != "rollout:5" || b.Sims != 10 {
 		t.Fatalf("position request %+v", b)
@@ -452,5 +453,44 @@ func TestServeHTTPRecovers(t *testing.T) {
 	var e apiError
 	if rec.Code != 500 || json.Unmarshal(rec.Body.Bytes(), &e) != nil {
 		t.Fatalf("panic answered %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestAnalyzeAnswerIsTheAnalyserShape: /api/analyze answers in engine.AnalysisJSON's shape (no field
+// outside it) and every field of the JSON analyser's answer for the same request is in it with the
+// same name.
+func TestAnalyzeAnswerIsTheAnalyserShape(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "rollout:16"})
+	moves := []string{"e5", "f6", "e6", "f7"}
+	status, data := call(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"id": 1, "moves": moves, "variant": "blitz", "sims": 20, "top": 3})
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, data)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var a engine.AnalysisJSON
+	if err := dec.Decode(&a); err != nil {
+		t.Fatalf("a field outside engine.AnalysisJSON: %v in %s", err, data)
+	}
+	var served map[string]json.RawMessage
+	json.Unmarshal(data, &served)
+	req, _ := json.Marshal(map[string]any{"id": 1, "moves": moves, "variant": "blitz", "sims": 20, "top": 3})
+	var out strings.Builder
+	if err := engine.RunJSON(context.Background(), strings.NewReader(string(req)+"\n"), &out, engine.JSONOptions{Player: "rollout:16", Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var analysed map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out.String()), &analysed); err != nil {
+		t.Fatalf("analyser answer %q: %v", out.String(), err)
+	}
+	for k := range analysed {
+		if _, ok := served[k]; !ok {
+			t.Errorf("the analyser's field %q is not in the server's answer %s", k, data)
+		}
+	}
+	var top []map[string]any
+	json.Unmarshal(analysed["top"], &top)
+	if len(top) == 0 || top[0]["action"] == nil || len(a.Top) == 0 || a.Top[0].Action == "" {
+		t.Fatalf("candidates: analyser %s, server %+v", analysed["top"], a.Top)
 	}
 }

@@ -177,7 +177,7 @@ const Play = {
       const p = document.createElement("p");
       let t = "Agent played " + av.action + " (" + av.time_ms.toFixed(0) + " ms)";
       if (av.wdl) t += " — its view: win " + pct(av.wdl[0]) + ", draw " + pct(av.wdl[1]) + ", loss " + pct(av.wdl[2]);
-      if (av.top && av.top.length > 1) t += "; considered " + av.top.map((s) => s.token + " (" + s.visits + ")").join(", ");
+      if (av.top && av.top.length > 1) t += "; considered " + av.top.map((s) => s.action + " (" + s.visits + ")").join(", ");
       p.textContent = t;
       box.appendChild(p);
     }
@@ -259,9 +259,9 @@ const Analyse = {
     const table = $("an-table"), wdl = $("an-wdl");
     table.replaceChildren(); wdl.replaceChildren(); $("an-pv").textContent = "";
     if (r && view && r.position === view.position) {
-      const maxV = Math.max(1, ...r.actions.map((a) => a.visits));
-      marks.arrows = r.actions.map((a, i) => ({ token: a.token, label: String(i + 1), weight: r.searched ? a.visits / maxV : a.prior,
-        title: a.token + ": prior " + a.prior.toFixed(3) + ", visits " + a.visits + ", Q " + (a.q === null ? "–" : a.q.toFixed(3)) }));
+      const maxV = Math.max(1, ...r.top.map((a) => a.visits));
+      marks.arrows = r.top.map((a, i) => ({ token: a.action, label: String(i + 1), weight: r.searched ? a.visits / maxV : a.prior,
+        title: a.action + ": prior " + a.prior.toFixed(3) + ", visits " + a.visits + ", Q " + (a.q === null ? "–" : a.q.toFixed(3)) }));
       if (r.wdl) {
         for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
           const d = document.createElement("div");
@@ -274,18 +274,19 @@ const Analyse = {
       }
       const head = table.insertRow();
       for (const h of ["#", "action", "prior", "visits", "Q"]) { const th = document.createElement("th"); th.textContent = h; head.appendChild(th); }
-      r.actions.forEach((a, i) => {
+      r.top.forEach((a, i) => {
         const tr = table.insertRow();
-        for (const c of [i + 1, a.token, a.prior.toFixed(3), a.visits, a.q === null ? "–" : a.q.toFixed(3)]) tr.insertCell().textContent = c;
+        for (const c of [i + 1, a.action, a.prior.toFixed(3), a.visits, a.q === null ? "–" : a.q.toFixed(3)]) tr.insertCell().textContent = c;
       });
       $("an-pv").textContent = r.pv.length ? "PV: " + r.pv.join(" ") : "";
       const heatBy = $("an-heat").value;
-      if (heatBy && r.policy.length) {
+      const policy = r.policy || []; // omitted for players that do not search
+      if (heatBy && policy.length) {
         const heat = {};
-        const total = r.policy.reduce((s, a) => s + a.visits, 0) || 1;
-        for (const a of r.policy) {
+        const total = policy.reduce((s, a) => s + a.visits, 0) || 1;
+        for (const a of policy) {
           const w = heatBy === "visits" ? a.visits / total : a.prior;
-          const t = YINSH.parseToken(a.token);
+          const t = YINSH.parseToken(a.action);
           if (!t) continue;
           const pts = t.kind === "move" ? [t.to] : t.kind === "row" ? YINSH.linePoints(t.from, t.to) : t.at ? [t.at] : [];
           for (const p of pts) heat[p] = (heat[p] || 0) + w;
