@@ -152,6 +152,7 @@ func New(opts Options) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+		s.closers = append(s.closers, s.runs.Close)
 	}
 	s.routes()
 	return s, nil
