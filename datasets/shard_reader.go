@@ -38,6 +38,10 @@ func OpenShard(path string) (*ShardReader, error) {
 	return r, nil
 }
 
+// NewShardReader reads a shard from rd, an already open file (name names it in errors), and checks
+// its header. Close does not close rd.
+func NewShardReader(name string, rd io.Reader) (*ShardReader, error) { return newShardReader(name, rd) }
+
 func newShardReader(name string, rd io.Reader) (*ShardReader, error) {
 	r := &ShardReader{name: name, rd: bufio.NewReaderSize(rd, 64<<10)}
 	h := make([]byte, headerSize)

@@ -56,8 +56,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	lastWrite := time.Now()
 	for first := true; ; first = false {
-		lines, next, reset, err := readMetrics(metrics, offset)
-		if err == nil && (len(lines) > 0 || first || reset) {
+		lines, next, reset, err := s.runs.readMetrics(r.Context(), metrics, offset)
+		if err != nil {
+			// not read (a link out of the runs directory, not a regular file, a read cut short):
+			// no lines this time
+			lines, next, reset = nil, offset, false
+		}
+		if len(lines) > 0 || first || reset {
 			if lines == nil {
 				lines = []json.RawMessage{}
 			}
@@ -67,7 +72,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			offset = next
 			lastWrite = time.Now()
 		}
-		games, _ := s.runGames(dir)
+		games, _ := s.runGames(r.Context(), dir)
 		if len(games) != lastGames {
 			lastGames = len(games)
 			var latest *gameSummary

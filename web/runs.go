@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -34,7 +35,11 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	entries, err := os.ReadDir(s.runs.root)
 	if err != nil {
-		fail(w, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // without the directory's path
+		}
+		writeError(w, http.StatusInternalServerError, "cannot list the runs directory: %v", err)
 		return
 	}
 	out := []runSummary{}
@@ -62,7 +67,7 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		sum := runSummary{Name: name, Modified: fi.ModTime().UTC().Format("2006-01-02T15:04:05Z")}
-		sum.Generations = countLines(filepath.Join(dir, "metrics.jsonl"))
+		sum.Generations = s.runs.countLines(r.Context(), filepath.Join(dir, "metrics.jsonl"))
 		for _, sh := range s.shardFiles(dir) {
 			if sh.live {
 				sum.Live++
@@ -79,8 +84,10 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"runs": out})
 }
 
-func countLines(path string) int {
-	f, err := os.Open(path)
+// countLines counts the lines of a metrics file (in its first maxMetricsBytes); one that is not
+// read (missing, a link out of the runs directory, not a regular file) has none.
+func (rd *runsDir) countLines(ctx context.Context, path string) int {
+	f, err := rd.open(ctx, path, maxMetricsBytes)
 	if err != nil {
 		return 0
 	}
@@ -96,29 +103,27 @@ func countLines(path string) int {
 	return n
 }
 
-// maxMetricsBytes bounds what is read of a metrics file.
-const maxMetricsBytes = 32 << 20
-
 // readMetrics returns the complete JSON lines of a metrics file from byte offset on, and the offset
 // after the last complete line (a line being written is left for the next read). A file shorter
 // than offset was rewritten (a resumed run drops unfinished lines): it is read from the start and
-// reset is true.
-func readMetrics(path string, offset int64) (lines []json.RawMessage, next int64, reset bool, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, offset > 0, nil
-	}
+// reset is true. A missing file has no lines; one that is not read (a link out of the runs
+// directory, not a regular file) is a *fileError.
+func (rd *runsDir) readMetrics(ctx context.Context, path string, offset int64) (lines []json.RawMessage, next int64, reset bool, err error) {
+	f, err := rd.open(ctx, path, maxMetricsBytes)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, offset > 0, nil
+		}
 		return nil, offset, false, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() < offset {
+	if f.info.Size() < offset {
 		offset, reset = 0, true
 	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return nil, offset, reset, err
+	if _, err := f.f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset, reset, &fileError{f.rel, err}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxMetricsBytes))
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, offset, reset, err
 	}
@@ -141,9 +146,9 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	lines, _, _, err := readMetrics(filepath.Join(dir, "metrics.jsonl"), 0)
+	lines, _, _, err := s.runs.readMetrics(r.Context(), filepath.Join(dir, "metrics.jsonl"), 0)
 	if err != nil {
-		fail(w, err)
+		fail(w, fileStatus(err))
 		return
 	}
 	if lines == nil {
@@ -227,31 +232,55 @@ type gameSummary struct {
 // maxListedGames bounds a run's game listing (the latest games are kept).
 const maxListedGames = 5000
 
-// readShardGames reads the complete records of a shard (all of a finished one; those written so
-// far of one in progress).
-func readShardGames(path string, live bool, fn func(i int, r *datasets.Record)) error {
+// readShardGames reads the complete records of a shard (all of a finished one, or an error and
+// none; those written so far of one in progress) and returns the information of the file read.
+// A shard that is not read (see runsDir.open) or is larger than maxShardBytes is an error, as is a
+// read cut short (see transient).
+func (rd *runsDir) readShardGames(ctx context.Context, path string, live bool, fn func(i int, r *datasets.Record)) (os.FileInfo, error) {
+	f, err := rd.open(ctx, path, maxShardBytes)
+	if err != nil {
+		if live && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil // renamed meanwhile
+		}
+		return nil, err
+	}
+	defer f.Close()
 	if !live {
-		recs, err := datasets.ReadShard(path)
-		if err != nil {
-			return err
+		if err := f.tooLarge(); err != nil {
+			return f.info, err
+		}
+	}
+	sr, err := datasets.NewShardReader(f.rel, f)
+	if err != nil {
+		if live && !transient(err) {
+			return f.info, nil // no header yet
+		}
+		return f.info, err
+	}
+	if !live {
+		var recs []*datasets.Record
+		for {
+			r, err := sr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return f.info, err
+			}
+			recs = append(recs, r)
 		}
 		for i, r := range recs {
 			fn(i, r)
 		}
-		return nil
+		return f.info, nil
 	}
-	sr, err := datasets.OpenShard(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, datasets.ErrTruncated) {
-			return nil // renamed meanwhile, or no header yet
-		}
-		return err
-	}
-	defer sr.Close()
 	for i := 0; ; i++ {
 		r, err := sr.Next()
 		if err != nil {
-			return nil // the end of what was written so far
+			if transient(err) {
+				return f.info, err
+			}
+			return f.info, nil // the end of what was written so far
 		}
 		fn(i, r)
 	}
@@ -259,17 +288,13 @@ func readShardGames(path string, live bool, fn func(i int, r *datasets.Record)) 
 
 // runGames lists the games of a run's shards, reading only the shards that changed since they were
 // last read (see shardCache).
-func (s *Server) runGames(dir string) ([]gameSummary, int) {
+func (s *Server) runGames(ctx context.Context, dir string) ([]gameSummary, int) {
 	var games []gameSummary
 	shards := 0
 	seen := map[string]bool{}
 	cache := &s.runs.cache
 	for _, sh := range s.shardFiles(dir) {
-		path, ok := s.runs.within(filepath.Join(dir, sh.sub, sh.name))
-		if !ok {
-			continue
-		}
-		fi, err := os.Stat(path)
+		path, fi, err := s.runs.stat(filepath.Join(dir, sh.sub, sh.name))
 		if err != nil {
 			continue // renamed meanwhile (a finished shard): the next listing has it
 		}
@@ -282,11 +307,18 @@ func (s *Server) runGames(dir string) ([]gameSummary, int) {
 				name = sh.sub + "~" + sh.name
 			}
 			found = nil
-			readShardGames(path, sh.live, func(i int, r *datasets.Record) {
+			read, err := s.runs.readShardGames(ctx, path, sh.live, func(i int, r *datasets.Record) {
 				found = append(found, gameSummary{Shard: name, Index: i, ID: strconv.FormatUint(r.ID, 10), Generator: r.Generator,
 					Variant: r.Variant.String(), Result: resultName(r.Outcome), Length: len(r.Actions), Live: sh.live})
 			})
-			cache.put(path, fi, found)
+			switch {
+			case transient(err):
+				continue // cut short: not cached, the next listing reads it
+			case read == nil:
+				continue // renamed meanwhile
+			}
+			// a shard that does not read is listed without games (until it changes)
+			cache.put(path, read, found)
 		}
 		games = append(games, found...)
 	}
@@ -310,7 +342,7 @@ func (s *Server) handleRunGames(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	games, shards := s.runGames(dir)
+	games, shards := s.runGames(r.Context(), dir)
 	if games == nil {
 		games = []gameSummary{}
 	}
@@ -357,12 +389,12 @@ func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rec *datasets.Record
-	if err := readShardGames(path, live, func(i int, r *datasets.Record) {
+	if _, err := s.runs.readShardGames(r.Context(), path, live, func(i int, r *datasets.Record) {
 		if i == idx {
 			rec = r
 		}
 	}); err != nil {
-		fail(w, errorf(http.StatusUnprocessableEntity, "%s", tidy(err.Error())))
+		fail(w, fileStatus(err))
 		return
 	}
 	if rec == nil {
@@ -392,14 +424,21 @@ func (s *Server) handleRunSGF(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "%q is not an SGF file", r.PathValue("file"))
 		return
 	}
-	f, err := os.Open(path)
+	f, err := s.runs.open(r.Context(), path, maxSGFBytes)
+	if err == nil {
+		err = f.tooLarge()
+		defer f.Close()
+	}
 	if err != nil {
-		fail(w, errorf(http.StatusNotFound, "no such file %q", r.PathValue("file")))
+		fail(w, fileStatus(err))
 		return
 	}
-	defer f.Close()
 	g, err := env.ReadSGF(f)
 	if err != nil {
+		if transient(err) {
+			fail(w, fileStatus(err))
+			return
+		}
 		fail(w, errorf(http.StatusUnprocessableEntity, "%s: %s", r.PathValue("file"), tidy(err.Error())))
 		return
 	}

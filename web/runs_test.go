@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -293,7 +294,7 @@ func TestRunsCacheConcurrentListers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { listHook = nil })
-	games, shards := s.runGames(dir)
+	games, shards := s.runGames(context.Background(), dir)
 	if len(games) != 5 || shards != 2 {
 		t.Fatalf("%d games in %d shards", len(games), shards)
 	}
@@ -301,15 +302,15 @@ func TestRunsCacheConcurrentListers(t *testing.T) {
 	listHook = func() {
 		if !nested {
 			nested = true
-			s.runGames(dir) // another lister, complete, in the middle of this one
+			s.runGames(context.Background(), dir) // another lister, complete, in the middle of this one
 		}
 	}
 	before := s.runs.cache.readCount()
-	if games, _ := s.runGames(dir); len(games) != 5 {
+	if games, _ := s.runGames(context.Background(), dir); len(games) != 5 {
 		t.Fatalf("%d games", len(games))
 	}
 	listHook = nil
-	if games, _ := s.runGames(dir); len(games) != 5 {
+	if games, _ := s.runGames(context.Background(), dir); len(games) != 5 {
 		t.Fatalf("%d games", len(games))
 	}
 	if n := s.runs.cache.readCount() - before; n != 0 {
@@ -326,7 +327,7 @@ func TestRunsCachePrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.runGames(dir)
+	s.runGames(context.Background(), dir)
 	entries := func() (n int, temps int) {
 		s.runs.cache.mu.Lock()
 		defer s.runs.cache.mu.Unlock()
@@ -344,7 +345,7 @@ func TestRunsCachePrune(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if games, shards := s.runGames(dir); len(games) != 5 || shards != 2 {
+	if games, shards := s.runGames(context.Background(), dir); len(games) != 5 || shards != 2 {
 		t.Fatalf("%d games in %d shards", len(games), shards)
 	}
 	if n, temps := entries(); n != 2 || temps != 0 {
@@ -367,7 +368,7 @@ func TestRunsCacheRace(t *testing.T) {
 	for range listers {
 		go func() {
 			for range rounds {
-				games, _ := s.runGames(dir)
+				games, _ := s.runGames(context.Background(), dir)
 				ids := map[string]bool{}
 				for _, g := range games {
 					if ids[g.ID] {
@@ -398,7 +399,7 @@ func TestRunsCacheRace(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if games, _ := s.runGames(dir); len(games) != 5+extra {
+	if games, _ := s.runGames(context.Background(), dir); len(games) != 5+extra {
 		t.Fatalf("%d games after the writer closed, want %d", len(games), 5+extra)
 	}
 }
@@ -406,23 +407,29 @@ func TestRunsCacheRace(t *testing.T) {
 // TestReadMetricsPartialLine: a metrics line being written is left for the next read, which returns
 // it once complete; a file rewritten shorter starts again from the first line.
 func TestReadMetricsPartialLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "metrics.jsonl")
+	dir := t.TempDir()
+	rd, err := openRuns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	path := filepath.Join(rd.root, "metrics.jsonl")
 	full := metricsLine(1) + metricsLine(2)
 	third := metricsLine(3)
 	if err := os.WriteFile(path, []byte(full+third[:20]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lines, off, reset, err := readMetrics(path, 0)
+	lines, off, reset, err := rd.readMetrics(context.Background(), path, 0)
 	if err != nil || len(lines) != 2 || off != int64(len(full)) || reset {
 		t.Fatalf("%d lines, offset %d (want %d), reset %v, %v", len(lines), off, len(full), reset, err)
 	}
-	if lines, off2, _, err := readMetrics(path, off); err != nil || len(lines) != 0 || off2 != off {
+	if lines, off2, _, err := rd.readMetrics(context.Background(), path, off); err != nil || len(lines) != 0 || off2 != off {
 		t.Fatalf("the partial line: %d lines, offset %d, %v", len(lines), off2, err)
 	}
 	if err := os.WriteFile(path, []byte(full+third), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lines, off2, _, err := readMetrics(path, off)
+	lines, off2, _, err := rd.readMetrics(context.Background(), path, off)
 	if err != nil || len(lines) != 1 || off2 != int64(len(full+third)) {
 		t.Fatalf("the completed line: %d lines, offset %d, %v", len(lines), off2, err)
 	}
@@ -433,7 +440,7 @@ func TestReadMetricsPartialLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(metricsLine(1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if lines, _, reset, err := readMetrics(path, off2); err != nil || !reset || len(lines) != 1 {
+	if lines, _, reset, err := rd.readMetrics(context.Background(), path, off2); err != nil || !reset || len(lines) != 1 {
 		t.Fatalf("after a rewrite: %d lines, reset %v, %v", len(lines), reset, err)
 	}
 }

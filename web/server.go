@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -32,9 +34,9 @@ const (
 	DefaultPerClient   = 16   // searches in flight (running or waiting) per client address
 	DefaultGameIdle    = 6 * time.Hour
 	DefaultPoll        = time.Second
-	maxStreams         = 64 // server-sent event streams at once
+	DefaultBodyTimeout = 10 * time.Second // to read a request's body
+	maxStreams         = 64               // server-sent event streams at once
 	maxTop             = 200
-	bodyTimeout        = 10 * time.Second // to read a request's body
 )
 
 // Options configures a Server.
@@ -65,6 +67,9 @@ type Options struct {
 	GameIdle time.Duration
 	// Poll is how often event streams look at a run's files (0: DefaultPoll).
 	Poll time.Duration
+	// BodyTimeout is how long a request's body may take to arrive (0: DefaultBodyTimeout); past it
+	// the request is answered 408.
+	BodyTimeout time.Duration
 	// LoopbackHosts refuses (403) requests whose Host header is not a loopback name, against DNS
 	// rebinding: set it when the server listens on loopback.
 	LoopbackHosts bool
@@ -115,6 +120,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Poll == 0 {
 		opts.Poll = DefaultPoll
 	}
+	if opts.BodyTimeout == 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
 	if opts.Searches < 1 || opts.Queue < -1 || opts.MaxSims < 1 || opts.MaxGames < 1 || opts.MaxBody < 1 {
 		return nil, fmt.Errorf("web: searches %d, queue %d, max sims %d, max games %d, max body %d: want positive values",
 			opts.Searches, opts.Queue, opts.MaxSims, opts.MaxGames, opts.MaxBody)
@@ -152,6 +160,7 @@ func New(opts Options) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+		s.closers = append(s.closers, s.runs.Close)
 	}
 	s.routes()
 	return s, nil
@@ -339,11 +348,16 @@ func errorf(status int, format string, args ...any) error {
 	return &httpError{status: status, msg: fmt.Sprintf(format, args...)}
 }
 
-// fail writes err: its status if it is an *httpError, else 500.
+// fail writes err: its status if it is an *httpError, else 500 (never naming a connection's
+// addresses).
 func fail(w http.ResponseWriter, err error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		writeError(w, he.status, "%s", he.msg)
+		return
+	}
+	if errors.As(err, new(*net.OpError)) {
+		writeError(w, http.StatusInternalServerError, "internal error: a connection failed")
 		return
 	}
 	writeError(w, http.StatusInternalServerError, "%s", tidy(err.Error()))
@@ -357,21 +371,59 @@ func tidy(msg string) string {
 	return msg
 }
 
-// decodeBody reads the JSON request body into v: at most MaxBody bytes (413 past it), one object,
-// no unknown fields (400). An empty body is the empty object.
+// decodeBody reads the JSON request body into v: at most MaxBody bytes (413 past it, and at once
+// for a body declared larger), within BodyTimeout (408 past it), one object, no unknown fields
+// (400). An empty body is the empty object. A body that ends before its declared length, or does
+// not read, is a 400; no answer names the connection's addresses.
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return errorf(http.StatusUnsupportedMediaType, "content type %q: send application/json", ct)
 	}
-	// a body trickled in slowly holds no handler for long
-	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
-	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+	if r.ContentLength > s.opts.MaxBody {
+		// refused unread: the connection is closed after the answer rather than drained
+		w.Header().Set("Connection", "close")
+		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes: larger than %d bytes", r.ContentLength, s.opts.MaxBody)
+	}
+	if r.ContentLength != 0 { // a body to read (-1: of unknown length)
+		// a body trickled in slowly holds no handler for long; the deadline ends with the body (one
+		// left on the connection would cancel the request's context mid-search)
+		rc := http.NewResponseController(w)
+		rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+		defer rc.SetReadDeadline(time.Time{})
+	}
+	body := &countingReader{r: http.MaxBytesReader(w, r.Body, s.opts.MaxBody)}
 	err := decodeJSON(body, v)
+	var he *httpError
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	var ne net.Error
+	switch {
+	case err == nil || errors.As(err, &he):
+		return err
+	case errors.As(err, &mbe):
 		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", s.opts.MaxBody)
 	}
-	return err
+	w.Header().Set("Connection", "close") // the connection's next bytes are no request
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return errorf(http.StatusRequestTimeout, "request body not received within %v (%d bytes came)", s.opts.BodyTimeout, body.n)
+	case errors.Is(err, io.ErrUnexpectedEOF) && r.ContentLength > 0:
+		return errorf(http.StatusBadRequest, "request body ends after %d of its %d bytes", body.n, r.ContentLength)
+	case errors.As(err, new(*net.OpError)) || errors.Is(err, io.ErrUnexpectedEOF):
+		return errorf(http.StatusBadRequest, "cannot read the request body: the connection failed after %d bytes", body.n)
+	}
+	return errorf(http.StatusBadRequest, "cannot read the request body: %s", strings.TrimPrefix(err.Error(), "http: "))
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // clientKey is the address a client's searches are counted under.
