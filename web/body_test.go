@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yinsh-zero/yinsh/engine"
 )
 
 // rawExchange sends head and body on a fresh connection to ts (closing its write side after when
@@ -98,7 +100,7 @@ func TestRequestBodies(t *testing.T) {
 func TestBodyDeadlineEndsWithBody(t *testing.T) {
 	_, ts := newTestServer(t, Options{Player: "rollout:4000", BodyTimeout: 50 * time.Millisecond})
 	for _, body := range []any{"", map[string]any{"sims": 4000}} {
-		var out analyzeAnswer
+		var out engine.AnalysisJSON
 		callJSON(t, nil, "POST", ts.URL+"/api/analyze", body, 200, &out)
 		if out.Sims < 4000 || out.TimeMS < 50 {
 			t.Logf("%d sims in %v ms: the search ended before the deadline, proving nothing", out.Sims, out.TimeMS)
