@@ -94,7 +94,7 @@ func benchJetStream(b *testing.B, write bool) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet}, "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -37,7 +37,7 @@ var timingTests = testenv.Timing()
 // watch: no polling).
 func waitHeartbeat(t *testing.T, ctx context.Context, url, run, worker string) {
 	t.Helper()
-	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: url, Log: quiet})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: url, Log: quiet}, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestStaleDuplicateInvalid(t *testing.T) {
 	f := newFixture(t, cluster.ServerOptions{}, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: f.srv.URL()})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: f.srv.URL()}, f.run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL()})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL()}, "r")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestMaxBacklog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet}, "b")
 	if err != nil {
 		t.Fatal(err)
 	}

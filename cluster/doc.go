@@ -8,9 +8,10 @@
 // the NATS client) serves a run from inside `yinsh train`; any nats-server with JetStream serves it
 // as well.
 //
-// One file per concept: names.go (a run's subjects, streams and buckets), message.go (the game
-// message), creds.go (credentials and TLS), server.go (the embedded server's options and the
-// workers' permissions), trainer.go (publish networks, ingest games), worker.go, status.go.
+// One file per concept: names.go (a run's subjects, streams and buckets, and its clients' reply
+// inboxes), message.go (the game message), creds.go (credentials and TLS), server.go (the embedded
+// server's options, the workers' permissions and the join command), trainer.go (publish networks,
+// ingest games), worker.go, status.go.
 //
 // The package plays no games itself: a worker is given a Play function (train provides it), so
 // cluster does not import train.

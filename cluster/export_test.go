@@ -8,8 +8,14 @@ import (
 // Exported for the external tests (package cluster_test), which start the embedded server of
 // cluster/natsserver: an internal test may not import a package that imports cluster.
 
-// Connect is connect.
-var Connect = connect
+// Connect is connect for a client of run that is not the trainer: its inbox is the one the workers'
+// role allows a connection of its name (WorkerOfConn).
+func Connect(o ConnOptions, run string) (*nats.Conn, jetstream.JetStream, error) {
+	return connect(o, WorkerInbox(run, WorkerOfConn(o.Name)))
+}
+
+// ConnectInbox is connect.
+var ConnectInbox = connect
 
 // Names are a run's JetStream names (names).
 type Names struct{ Stream, Subject, Consumer, KV, Objects, Workers string }
@@ -25,6 +31,9 @@ func (t *Trainer) JS() jetstream.JetStream { return t.js }
 
 // CredsOptions is c.options.
 func CredsOptions(c Creds) ([]nats.Option, error) { return c.options() }
+
+// JoinCommandAddrs is joinCommand: JoinCommand with the host's addresses given.
+var JoinCommandAddrs = joinCommand
 
 // RunKey is runKey.
 const RunKey = runKey

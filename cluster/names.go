@@ -72,3 +72,37 @@ func namesFor(run string) names {
 		workers:  "yinsh_" + run + "_workers",
 	}
 }
+
+// Reply inboxes. nats.go receives every reply (JetStream API answers, publish acks, a pull
+// consumer's deliveries, an ordered consumer's messages) on subjects under one prefix per
+// connection, by default _INBOX, shared by every client: a worker allowed to subscribe to _INBOX.>
+// reads the trainer's deliveries too. Each client of a run therefore takes its own prefix
+// (nats.CustomInboxPrefix), and a worker may subscribe under its own prefix only:
+//
+//	_INBOX_yinsh.RUN.t          the trainer
+//	_INBOX_yinsh.RUN.w.WORKER   worker WORKER (its name, made key-safe)
+const inboxRoot = "_INBOX_yinsh."
+
+// TrainerInbox is the reply-inbox prefix of run's trainer.
+func TrainerInbox(run string) string { return inboxRoot + run + ".t" }
+
+// WorkerInbox is the reply-inbox prefix of worker (its name as workerName makes it) of run.
+func WorkerInbox(run, worker string) string { return inboxRoot + run + ".w." + workerName(worker) }
+
+// WorkerInboxAnyRun is WorkerInbox of worker with the run's name a wildcard (the embedded server,
+// which serves one run, allows it).
+func WorkerInboxAnyRun(worker string) string { return inboxRoot + "*.w." + workerName(worker) }
+
+// workerConnPrefix opens a worker's connection name: "yinsh-worker NAME".
+const workerConnPrefix = "yinsh-worker "
+
+// WorkerConnName is the connection name of worker: the embedded server reads the worker's name
+// from it (WorkerOfConn) to allow the worker's inbox prefix.
+func WorkerConnName(worker string) string { return workerConnPrefix + workerName(worker) }
+
+// WorkerOfConn returns the worker a connection name claims: NAME of "yinsh-worker NAME", or any
+// other connection name itself, made key-safe ("worker" for none). A connection of the workers'
+// role uses WorkerInbox(run, WorkerOfConn(its name)).
+func WorkerOfConn(connName string) string {
+	return workerName(strings.TrimPrefix(connName, workerConnPrefix))
+}

@@ -109,7 +109,7 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 		}
 	}
 
-	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: urls})
+	nc, js, err := cluster.Connect(cluster.ConnOptions{URL: urls}, "r3")
 	if err != nil {
 		t.Fatal(err)
 	}

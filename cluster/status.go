@@ -28,7 +28,7 @@ func Status(ctx context.Context, c ConnOptions, run string) (StatusReport, error
 	if c.Name == "" {
 		c.Name = "yinsh cluster status"
 	}
-	nc, js, err := connect(c)
+	nc, js, err := connect(c, WorkerInbox(run, WorkerOfConn(c.Name)))
 	if err != nil {
 		return r, err
 	}

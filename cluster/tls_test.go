@@ -93,7 +93,7 @@ func TestTLS(t *testing.T) {
 	if err := tr.Publish(ctx, 1, "gen-0000", tinyCheckpoint(t, dir, 1), []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet}); err == nil {
+	if _, _, err := cluster.Connect(cluster.ConnOptions{URL: srv.URL(), Log: quiet}, "tls"); err == nil {
 		t.Fatal("a client that does not trust the server's CA connected")
 	}
 	wctx, wcancel := context.WithCancel(ctx)
@@ -150,7 +150,7 @@ func TestMutualTLS(t *testing.T) {
 		t.Fatal("the server did not start")
 	}
 	url := ns.ClientURL()
-	if _, _, err := cluster.Connect(cluster.ConnOptions{URL: url, TLS: cluster.TLS{CA: pki.ca}, Log: quiet}); err == nil {
+	if _, _, err := cluster.Connect(cluster.ConnOptions{URL: url, TLS: cluster.TLS{CA: pki.ca}, Log: quiet}, "mtls"); err == nil {
 		t.Fatal("a client without a certificate connected to a server that verifies clients")
 	}
 	mutual := cluster.TLS{CA: pki.ca, Cert: pki.clientCert, Key: pki.clientKey}

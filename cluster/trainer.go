@@ -75,7 +75,7 @@ func OpenTrainer(ctx context.Context, o TrainerOptions) (*Trainer, error) {
 	if o.Replicas < 1 || o.Replicas > 5 {
 		return nil, fmt.Errorf("cluster: %d replicas: want 1 to 5", o.Replicas)
 	}
-	nc, js, err := connect(o.Conn)
+	nc, js, err := connect(o.Conn, TrainerInbox(o.Run))
 	if err != nil {
 		return nil, err
 	}

@@ -86,11 +86,11 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	}
 	log := o.Log.With("worker", o.Name)
 	n := namesFor(o.Run)
-	if o.Conn.Name == "" {
-		o.Conn.Name = "yinsh-worker " + o.Name
-	}
+	// the embedded server reads the worker's name from its connection's name and lets it subscribe
+	// under that worker's inbox prefix only
+	o.Conn.Name = WorkerConnName(o.Name)
 	o.Conn.Log = log
-	nc, js, err := connect(o.Conn)
+	nc, js, err := connect(o.Conn, WorkerInbox(o.Run, o.Name))
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func openClusterSource(ctx context.Context, o Options, gdir string) (_ *clusterS
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(o.Out, "cluster: run %s on %s (workers: yinsh worker --server %s --run %s)\n", run, url, url, run)
+	fmt.Fprintf(o.Out, "cluster: run %s on %s (workers: %s)\n", run, url, cluster.JoinCommand(run, url))
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	for i := 1; i <= cc.LocalWorkers; i++ {

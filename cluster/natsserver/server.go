@@ -61,7 +61,7 @@ func Start(o cluster.ServerOptions) (*Server, error) {
 		return nil, err
 	}
 	trainer := cluster.Creds{User: trainerUser, Password: hex.EncodeToString(pw)}
-	auth := &authenticator{trainer: trainer, worker: o.WorkerCreds, perms: workerPermissions(o.Run)}
+	auth := &authenticator{trainer: trainer, worker: o.WorkerCreds, run: o.Run}
 	if o.WorkerCreds.NkeySeed != "" {
 		if auth.workerNkey, err = nkeyPublic(o.WorkerCreds.NkeySeed); err != nil {
 			return nil, err
@@ -114,12 +114,13 @@ func (s *Server) Close() {
 }
 
 // authenticator gives the trainer's credentials every permission and the workers' credentials the
-// workers' (the same whether they are a token, a user and password or an nkey).
+// workers' (the same whether they are a token, a user and password or an nkey), each worker's
+// connection subscribing under the inbox prefix of the worker its connection name claims.
 type authenticator struct {
 	trainer    cluster.Creds
 	worker     cluster.Creds
 	workerNkey string
-	perms      *server.Permissions
+	run        string
 }
 
 func eq(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
@@ -149,7 +150,7 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 	default:
 		return false
 	}
-	c.RegisterUser(&server.User{Username: "yinsh-worker", Permissions: a.perms})
+	c.RegisterUser(&server.User{Username: "yinsh-worker", Permissions: workerPermissions(a.run, cluster.WorkerOfConn(o.Name))})
 	return true
 }
 
@@ -167,16 +168,20 @@ func verifyNonce(pub, sig string, nonce []byte) bool {
 	return kp.Verify(nonce, s) == nil
 }
 
-// workerPermissions: a worker publishes games and its heartbeat, reads the run's KV and networks,
-// and may not write the trainer's keys or networks, create, change, purge or delete streams, or
-// read or delete the trainer's consumer.
-// workerPermissions: a worker publishes games and its heartbeat, reads the run's KV and networks,
-// and may not write the trainer's keys or networks, create, change, purge or delete streams, or
-// read or delete the trainer's consumer (cluster.WorkerPublish lists the subjects).
-func workerPermissions(run string) *server.Permissions {
+// workerPermissions are those of worker's connection: it publishes games and its heartbeat, reads
+// the run's KV and networks (cluster.WorkerPublish lists the subjects), and subscribes under its
+// own reply-inbox prefix only (cluster.WorkerInbox): it may not write the trainer's keys or
+// networks, create, change, purge or delete streams, read or delete the trainer's consumer, or
+// read or write the trainer's or another worker's inbox. The workers share their credentials, so
+// the worker's name is the one its connection claims: a holder of the workers' credentials that
+// claims another worker's name reads that worker's inbox, which carries only what every worker may
+// read (docs/distributed.md). The inbox is allowed under any run's name: the server serves one run
+// (the permissions name its stream and buckets), and a worker that names another run is then
+// answered that there is no such run.
+func workerPermissions(run, worker string) *server.Permissions {
 	return &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: cluster.WorkerPublish(run)},
-		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+		Subscribe: &server.SubjectPermission{Allow: []string{cluster.WorkerInboxAnyRun(worker) + ".>"}},
 	}
 }
 

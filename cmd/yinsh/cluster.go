@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,11 +23,15 @@ func newClusterCmd() *cobra.Command {
 }
 
 func newCmdClusterPermissions() *cobra.Command {
-	var run string
+	var run, worker string
 	cmd := &cobra.Command{
-		Use:   "permissions --run NAME",
+		Use:   "permissions --run NAME [--worker NAME]",
 		Short: "Print the workers' permissions of a run as a nats-server config block (for a standalone server)",
-		Args:  cobra.NoArgs,
+		Long: `Print the permissions of a run's worker user as a nats-server config block, for a standalone
+server. Without --worker: a user all the run's workers share (they may read one another's reply
+inboxes, never the trainer's). With --worker NAME: the user of that one worker, which may subscribe
+to its own reply inbox only; the worker then runs with --name NAME. See docs/distributed.md.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if run == "" {
 				return errors.New("--run NAME is required")
@@ -35,11 +40,18 @@ func newCmdClusterPermissions() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--run: %w", err)
 			}
-			fmt.Fprint(cmd.OutOrStdout(), cluster.WorkerPermissionsConfig(name))
+			if cmd.Flags().Changed("worker") {
+				if worker = strings.TrimSpace(worker); worker == "" {
+					return errors.New("--worker: want the worker's name (its --name)")
+				}
+				worker = cluster.WorkerOfConn(cluster.WorkerConnName(worker))
+			}
+			fmt.Fprint(cmd.OutOrStdout(), cluster.WorkerPermissionsConfig(name, worker))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "the run's name, or its run directory")
+	cmd.Flags().StringVar(&worker, "worker", "", "one worker's name (its --name): the permissions of that worker's own user")
 	return cmd
 }
 
@@ -47,6 +59,9 @@ func newCmdClusterPermissions() *cobra.Command {
 type ClusterStatusOptions struct {
 	Out, Err io.Writer
 	Conn     ClusterConnFlags
+	// Name is the worker whose reply inbox the status connection uses (a standalone server's
+	// per-worker user allows only that one); empty: its own.
+	Name string
 }
 
 func newCmdClusterStatus(runF func(*ClusterStatusOptions) error) *cobra.Command {
@@ -64,6 +79,7 @@ func newCmdClusterStatus(runF func(*ClusterStatusOptions) error) *cobra.Command 
 		},
 	}
 	opts.Conn.add(cmd)
+	cmd.Flags().StringVar(&opts.Name, "name", "", "read as worker NAME (with per-worker users on a standalone server, the worker whose --creds these are)")
 	return cmd
 }
 
@@ -75,6 +91,9 @@ func clusterStatusRun(ctx context.Context, opts *ClusterStatusOptions) error {
 	run, conn, err := opts.Conn.conn(log)
 	if err != nil {
 		return err
+	}
+	if opts.Name != "" {
+		conn.Name = cluster.WorkerConnName(opts.Name)
 	}
 	r, err := cluster.Status(ctx, conn, run)
 	if err != nil {

@@ -240,7 +240,7 @@ func clusterSuite(t *testing.T, natsServer string) {
 		// cluster permissions prints them (docs/distributed.md)
 		conf := fmt.Sprintf("listen: 127.0.0.1:%d\njetstream { store_dir: %q }\nauthorization {\n  users: [\n"+
 			"    { user: trainer, password: tpw }\n    { user: worker, password: wpw, %s }\n  ]\n}\n",
-			port, filepath.Join(root, "nats-store"), cluster.WorkerPermissionsConfig("crun"))
+			port, filepath.Join(root, "nats-store"), cluster.WorkerPermissionsConfig("crun", ""))
 		must(t, os.WriteFile(filepath.Join(root, "nats.conf"), []byte(conf), 0o644))
 		must(t, os.WriteFile(filepath.Join(root, "trainer.creds"), []byte("user = trainer\npassword = tpw\n"), 0o600))
 		must(t, os.WriteFile(filepath.Join(root, "worker.creds"), []byte("# a worker\nuser = worker\npassword = wpw\n"), 0o600))
@@ -406,9 +406,17 @@ func TestClusterRunFlag(t *testing.T) {
 			t.Errorf("%v: exit 0", args)
 		}
 	}
+	// the workers subscribe under their own inbox prefixes only, never nats' shared _INBOX
 	out, _, code := runCLI(t, "", "cluster", "permissions", "--run", "runs/dist")
-	if code != 0 || !strings.Contains(out, `"yinsh.dist.games"`) || !strings.Contains(out, `subscribe: { allow: ["_INBOX.>"] }`) {
+	if code != 0 || !strings.Contains(out, `"yinsh.dist.games"`) || !strings.Contains(out, `subscribe: { allow: ["_INBOX_yinsh.dist.w.>"] }`) || strings.Contains(out, `"_INBOX.>"`) {
 		t.Fatalf("cluster permissions: %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "cluster", "permissions", "--run", "dist", "--worker", "w 1")
+	if code != 0 || !strings.Contains(out, `subscribe: { allow: ["_INBOX_yinsh.dist.w.w_1.>"] }`) {
+		t.Fatalf("cluster permissions --worker: %d\n%s", code, out)
+	}
+	if _, _, code := runCLI(t, "", "cluster", "permissions", "--run", "dist", "--worker", " "); code == 0 {
+		t.Error("cluster permissions --worker ' ': exit 0")
 	}
 }
 
@@ -492,5 +500,32 @@ cluster: {server: embedded, listen: "127.0.0.1:0", local_workers: 2, worker_para
 		if n != 4 {
 			t.Errorf("generation %d: sources %v, want 4 games", m.Generation, m.SelfPlay.Sources)
 		}
+	}
+}
+
+// TestClusterJoinWildcard: yinsh train with the embedded server listening on every interface
+// (0.0.0.0) prints a join command that names a dialable address, not nats://0.0.0.0, and its
+// local worker, a client of the workers' role with the workers' credentials, plays the run.
+func TestClusterJoinWildcard(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath, runDir, creds := filepath.Join(dir, "wild.yaml"), filepath.Join(dir, "wild"), filepath.Join(dir, "worker.creds")
+	must(t, os.WriteFile(creds, []byte("token = wild-token\n"), 0o600))
+	must(t, os.WriteFile(cfgPath, []byte(fmt.Sprintf(`variant: blitz
+generations: 1
+selfplay: {games: 2, parallel: 2, simulations: 4, gumbel_considered: 4}
+training: {steps_per_generation: 1, batch_size: 8, min_positions: 4}
+evaluation: {games: 0, baseline_games: 0, ladder: [], anchor_games: 0, simulations: 4, parallel: 2}
+cluster: {server: embedded, listen: "0.0.0.0:0", worker_creds: %q, local_workers: 1, worker_parallel: 2}
+`, creds)), 0o644))
+	out, errs, code := runCLI(t, "", "train", "--config", cfgPath, "--run", runDir)
+	if code != 0 {
+		t.Fatalf("train: exit %d\n%s\n%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`cluster: run wild on nats://0\.0\.0\.0:\d+ \(workers: yinsh worker --server (\S+) --run wild`).FindStringSubmatch(out)
+	if m == nil || strings.Contains(m[1], "0.0.0.0") {
+		t.Fatalf("join command of a 0.0.0.0 listen:\n%s", out)
+	}
+	if !strings.Contains(out, "gen 1/1: self-play 2 games") {
+		t.Errorf("the local worker did not play the run:\n%s", out)
 	}
 }

@@ -101,7 +101,7 @@ settings and publish each finished game. The worker exits when the run finishes,
 	opts.Conn.add(cmd)
 	f := cmd.Flags()
 	f.IntVar(&opts.Parallel, "parallel", 0, "games played at once (0: the run's selfplay.parallel)")
-	f.StringVar(&opts.Name, "name", "", "the worker's name in the run's status (default HOST-PID)")
+	f.StringVar(&opts.Name, "name", "", "the worker's name in the run's status and its reply inbox (default HOST-PID; with a per-worker user on a standalone server, that user's: yinsh cluster permissions --worker NAME)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "log every published game")
 	opts.Backend.add(f)
 	return cmd
