@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/yinsh-zero/yinsh/datasets"
+	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
@@ -424,6 +426,9 @@ func VerifyRun(dir string) *RunCheck {
 	if len(c.Problems) > cfgProblems {
 		return c
 	}
+	if st.Format >= 2 {
+		verifyConfigFile(dir, c)
+	}
 	verifyCheckpoints(dir, st, c)
 	verifyShards(dir, st, c)
 	verifyUses(dir, st, c)
@@ -729,4 +734,102 @@ func verifyArena(dir string, c *RunCheck) {
 	if _, err := readResultsFile(full); err != nil {
 		c.bad(name, "", "%s", strings.TrimPrefix(err.Error(), full+": "))
 	}
+}
+
+// verifyConfigFile compares config.yaml with the committed config: a change to a fixed key is a
+// problem (resume would refuse it), other changes are applied by resume and recorded.
+func verifyConfigFile(dir string, c *RunCheck) {
+	cur, err := LoadConfig(filepath.Join(dir, ConfigFile), nil)
+	if err != nil {
+		c.bad(ConfigFile, "", "%s (runs check --repair restores it from state.json)", strings.TrimPrefix(unwrapPath(err).Error(), "config "+filepath.Join(dir, ConfigFile)+": "))
+		return
+	}
+	changes, err := DiffConfigs(*c.Config, cur)
+	if err != nil {
+		c.bad(ConfigFile, "", "%v", err)
+		return
+	}
+	for _, ch := range changes {
+		if isFixed(ch.Key) {
+			c.bad(ConfigFile, ch.Key, "%s, state.json records %s: a fixed key (it would mix incompatible games or checkpoints; runs check --repair restores it)", ch.New, ch.Old)
+		} else {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: %s changed %s → %s: resume applies it and records it in %s", ConfigFile, ch.Key, ch.Old, ch.New, ConfigHistoryFile))
+		}
+	}
+}
+
+// RepairRun fixes what can be fixed with certainty, saying what it did: config.yaml that does not
+// read, or changes a fixed key, is restored from state.json's committed config (format 2); lines
+// after the committed prefix of metrics.jsonl and results.jsonl (the generation in flight: resume
+// drops them) are dropped; temporary files of a killed write are removed. Everything else (a
+// checkpoint, shard or committed line that disagrees with state.json) has no certain fix and is
+// left for the user. It returns the actions taken.
+func RepairRun(dir string) ([]string, error) {
+	c := VerifyRun(dir)
+	st := c.State
+	if st == nil {
+		return nil, c.Err()
+	}
+	var done []string
+	if st.Format >= 2 && c.Config != nil {
+		restore := false
+		for _, p := range c.Problems {
+			if p.File == ConfigFile {
+				restore = true
+			}
+		}
+		if restore {
+			if err := atomicfile.WriteFile(filepath.Join(dir, ConfigFile), []byte(st.Config.YAML)); err != nil {
+				return done, err
+			}
+			done = append(done, fmt.Sprintf("%s restored from state.json's committed config (sha256 %s)", ConfigFile, short(st.Config.SHA256)))
+		}
+		for _, f := range []struct {
+			name string
+			rec  *LogRecord
+		}{{MetricsFile, st.Metrics}, {ResultsFileName, st.Results}} {
+			path := filepath.Join(dir, f.name)
+			if _, err := regularFile(path); err != nil {
+				continue
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return done, err
+			}
+			if int64(len(data)) > f.rec.Bytes && sha(data[:f.rec.Bytes]) == f.rec.SHA256 {
+				if err := atomicfile.WriteFile(path, data[:f.rec.Bytes]); err != nil {
+					return done, err
+				}
+				done = append(done, fmt.Sprintf("%s: dropped %d bytes written after the last commit", f.name, int64(len(data))-f.rec.Bytes))
+			}
+		}
+	}
+	var removed []string
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	before := tempFiles(dir)
+	if err := cleanTemps(dir, log); err != nil {
+		return done, err
+	}
+	for _, f := range before {
+		if _, err := os.Lstat(f); errors.Is(err, os.ErrNotExist) {
+			removed = append(removed, f)
+		}
+	}
+	if len(removed) > 0 {
+		done = append(done, fmt.Sprintf("removed %d temporary file(s) of a killed write: %s", len(removed), strings.Join(removed, ", ")))
+	}
+	return done, nil
+}
+
+func tempFiles(dir string) []string {
+	var out []string
+	for _, d := range []string{dir, filepath.Join(dir, ckptDir), filepath.Join(dir, usesDir), filepath.Join(dir, plotsDir)} {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if atomicfile.IsTemp(e.Name()) && !datasets.IsTempShard(e.Name()) {
+				out = append(out, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	return out
 }
