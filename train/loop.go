@@ -290,6 +290,13 @@ func openRun(o Options) (*State, error) {
 	if !o.Resume && exists {
 		return nil, fmt.Errorf("run directory %s already holds a run: pass --resume to continue it, or choose another --run", o.Dir)
 	}
+	if !o.Resume && !exists {
+		for _, f := range []string{ckptDir, gamesDir, MetricsFile} {
+			if _, err := os.Lstat(filepath.Join(o.Dir, f)); err == nil {
+				return nil, fmt.Errorf("run directory %s holds a run's %s but no %s: refused rather than overwriting it (restore state.json, or choose another --run)", o.Dir, f, StateFile)
+			}
+		}
+	}
 	if o.Resume && !exists {
 		return nil, fmt.Errorf("--resume: %s has no %s (not a run directory, or the run never finished its first step)", o.Dir, StateFile)
 	}

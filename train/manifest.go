@@ -12,7 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/internal/atomicfile"
@@ -292,7 +295,7 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
-	return fmt.Sprintf("resume refused, nothing written: %s%s", filepath.Join(e.Dir, e.Problem.Error()), e.more)
+	return fmt.Sprintf("resume refused, nothing written: %s%c%s%s", e.Dir, filepath.Separator, e.Problem.Error(), e.more)
 }
 
 var (
@@ -337,6 +340,14 @@ func readState(dir string, c *RunCheck) *State {
 	if st.Format > StateFormat {
 		c.bad(StateFile, "format", "%d, this build reads up to %d (written by a newer build)", st.Format, StateFormat)
 		return nil
+	}
+	if st.Format < 2 {
+		for _, k := range []string{"config", "checkpoints", "shards", "metrics", "results", "checksum"} {
+			if _, ok := fields[k]; ok {
+				c.bad(StateFile, "format", "%d, but it holds %s, a field of format 2's manifest", st.Format, k)
+				return nil
+			}
+		}
 	}
 	required := []string{"generation", "best", "current", "step", "games", "samples_trained"}
 	if st.Format >= 2 {
@@ -668,6 +679,10 @@ func verifyLog(dir, name string, rec *LogRecord, st *State, c *RunCheck) {
 			return
 		}
 		committed = data[:rec.Bytes]
+		if n := bytes.Count(committed, []byte{'\n'}); n != rec.Lines {
+			c.bad(StateFile, strings.TrimSuffix(name, ".jsonl")+".lines", "%d, its first %d bytes hold %d lines", rec.Lines, rec.Bytes, n)
+			return
+		}
 		if got := sha(committed); got != rec.SHA256 {
 			c.bad(name, "sha256", "its first %d bytes hash to %s, state.json records %s: committed lines changed", rec.Bytes, short(got), short(rec.SHA256))
 			return
@@ -702,6 +717,10 @@ func verifyLog(dir, name string, rec *LogRecord, st *State, c *RunCheck) {
 			}
 			if m.Generation != i+1 {
 				c.bad(name, fmt.Sprintf("line %d", i+1), "generation %d, want %d (one line per generation, in order)", m.Generation, i+1)
+				return
+			}
+			if i == len(lines)-1 && m.Best != "" && m.Best != GenName(bestGen(st.Best)) {
+				c.bad(StateFile, "best", "%q, %s's last line (generation %d) records best %s", st.Best, name, m.Generation, m.Best)
 				return
 			}
 			continue
@@ -748,6 +767,21 @@ func verifyConfigFile(dir string, c *RunCheck) {
 	if err != nil {
 		c.bad(ConfigFile, "", "%v", err)
 		return
+	}
+	// the loop writes every key: keys the committed config has and config.yaml lacks are a file cut
+	// short (or lines lost), not an edit (an absent key would silently take its default)
+	if data, err := os.ReadFile(filepath.Join(dir, ConfigFile)); err == nil {
+		have := yamlKeys(data)
+		var lost []string
+		for _, k := range sortedKeys(yamlKeys([]byte(c.State.Config.YAML))) {
+			if !have[k] {
+				lost = append(lost, k)
+			}
+		}
+		if len(lost) > 0 {
+			c.bad(ConfigFile, lost[0], "absent (%d keys of the config state.json records are: cut short? runs check --repair restores it)", len(lost))
+			return
+		}
 	}
 	for _, ch := range changes {
 		if isFixed(ch.Key) {
@@ -831,5 +865,35 @@ func tempFiles(dir string) []string {
 			}
 		}
 	}
+	return out
+}
+
+// yamlKeys is the set of dotted leaf keys of a YAML mapping (nil for text that does not parse).
+func yamlKeys(data []byte) map[string]bool {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
+		return nil
+	}
+	out := map[string]bool{}
+	var walk func(n *yaml.Node, prefix string)
+	walk = func(n *yaml.Node, prefix string) {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], prefix+n.Content[i].Value+".")
+			}
+			return
+		}
+		out[strings.TrimSuffix(prefix, ".")] = true
+	}
+	walk(root.Content[0], "")
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }

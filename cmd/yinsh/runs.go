@@ -79,7 +79,7 @@ func runsCheckRun(opts *RunsCheckOptions) error {
 		fmt.Fprintln(opts.Out, "note:", n)
 	}
 	for _, p := range c.Problems {
-		fmt.Fprintln(opts.Out, filepath.Join(opts.Dir, p.Error()))
+		fmt.Fprintf(opts.Out, "%s%c%s\n", opts.Dir, filepath.Separator, p.Error())
 	}
 	if len(c.Problems) > 0 {
 		fmt.Fprintf(opts.Out, "%s: %d problem(s): yinsh train --resume refuses this run\n", opts.Dir, len(c.Problems))
