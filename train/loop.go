@@ -291,7 +291,8 @@ func openRun(o Options) (*State, error) {
 		return nil, fmt.Errorf("run directory %s already holds a run: pass --resume to continue it, or choose another --run", o.Dir)
 	}
 	if !o.Resume && !exists {
-		for _, f := range []string{ckptDir, gamesDir, MetricsFile} {
+		// a generation's work (a run killed before its first state.json has only gen-0000)
+		for _, f := range []string{ckptPath(1)} {
 			if _, err := os.Lstat(filepath.Join(o.Dir, f)); err == nil {
 				return nil, fmt.Errorf("run directory %s holds a run's %s but no %s: refused rather than overwriting it (restore state.json, or choose another --run)", o.Dir, f, StateFile)
 			}
