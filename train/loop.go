@@ -1,7 +1,6 @@
 package train
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +51,15 @@ type State struct {
 	// WindowUses is the file (relative path) of the replay window's draw counts after the last
 	// completed generation ("" before the first).
 	WindowUses string `json:"window_uses,omitempty"`
+
+	// The run manifest (format 2, see manifest.go): what the committed run's files are.
+	Config      *ConfigRecord      `json:"config,omitempty"`
+	Checkpoints []CheckpointRecord `json:"checkpoints"`
+	Shards      []ShardRecord      `json:"shards"`
+	UsesSum     string             `json:"window_uses_sha256,omitempty"`
+	Metrics     *LogRecord         `json:"metrics,omitempty"`
+	Results     *LogRecord         `json:"results,omitempty"`
+	Checksum    string             `json:"checksum,omitempty"` // sha256 of the state with this field empty
 }
 
 // Options configures Train.
@@ -93,6 +101,9 @@ func Train(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	if st == nil { // a finished run: openRun said so
+		return nil
+	}
 	arch, err := cfg.Architecture()
 	if err != nil {
 		return err
@@ -116,7 +127,7 @@ func Train(ctx context.Context, o Options) error {
 			return err
 		}
 		st.Best, st.Current = ckptPath(0), ckptPath(0)
-		if err := writeState(o.Dir, st); err != nil {
+		if err := writeState(o.Dir, cfg, st); err != nil {
 			return err
 		}
 	}
@@ -187,6 +198,7 @@ func Train(ctx context.Context, o Options) error {
 		}
 		st.Games += sps.Games
 		m.SelfPlay = selfPlayMetrics(sps)
+		m.Recovered = sps.Games > 0 && sps.Recovered == sps.Games
 
 		// 2. training on the replay window
 		tm, err := trainPhase(ctx, o, current, window, g)
@@ -248,7 +260,7 @@ func Train(ctx context.Context, o Options) error {
 			return err
 		}
 		fault("metrics.after")
-		if err := writeState(o.Dir, st); err != nil {
+		if err := writeState(o.Dir, cfg, st); err != nil {
 			return err
 		}
 		fault("state.after")
@@ -267,47 +279,57 @@ func bestGen(path string) int {
 	return g
 }
 
-// openRun creates the run directory (refusing to reuse one without Resume) or reads a resumed run's
-// state.
+// openRun creates the run directory (refusing to reuse one without Resume) or verifies and reads a
+// resumed run's state: a run directory that disagrees with its state.json, or a config change that
+// would mix incompatible data, is refused before anything is written. A finished run is reported on
+// o.Out and gives a nil state.
 func openRun(o Options) (*State, error) {
 	cfgPath := filepath.Join(o.Dir, ConfigFile)
-	_, statErr := os.Stat(filepath.Join(o.Dir, StateFile))
+	_, statErr := os.Lstat(filepath.Join(o.Dir, StateFile))
 	exists := statErr == nil
 	if !o.Resume && exists {
 		return nil, fmt.Errorf("run directory %s already holds a run: pass --resume to continue it, or choose another --run", o.Dir)
 	}
+	if !o.Resume && !exists {
+		// a generation's work (a run killed before its first state.json has only gen-0000)
+		for _, f := range []string{ckptPath(1)} {
+			if _, err := os.Lstat(filepath.Join(o.Dir, f)); err == nil {
+				return nil, fmt.Errorf("run directory %s holds a run's %s but no %s: refused rather than overwriting it (restore state.json, or choose another --run)", o.Dir, f, StateFile)
+			}
+		}
+	}
 	if o.Resume && !exists {
 		return nil, fmt.Errorf("--resume: %s has no %s (not a run directory, or the run never finished its first step)", o.Dir, StateFile)
 	}
-	for _, d := range []string{o.Dir, filepath.Join(o.Dir, ckptDir), filepath.Join(o.Dir, gamesDir), filepath.Join(o.Dir, plotsDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
 	st := &State{Format: StateFormat}
 	if exists {
-		path := filepath.Join(o.Dir, StateFile)
-		data, err := os.ReadFile(path)
+		chk := VerifyRun(o.Dir)
+		if err := chk.Err(); err != nil {
+			return nil, err
+		}
+		st = chk.State
+		changes, err := checkResumeConfig(o, chk.Config)
 		if err != nil {
 			return nil, err
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(st); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+		if st.Generation >= o.Config.Generations {
+			fmt.Fprintf(o.Out, "run %s is finished (%d generations of %d): nothing to do; raise generations with --set generations=%d (or more) to continue\n",
+				o.Dir, st.Generation, o.Config.Generations, st.Generation+1)
+			return nil, nil
 		}
-		if st.Format > StateFormat {
-			return nil, fmt.Errorf("%s: format %d, this build reads up to %d (written by a newer build)", path, st.Format, StateFormat)
-		}
-		st.Format = StateFormat
-		o.Log.Info("resuming", "dir", o.Dir, "generations_done", st.Generation, "best", st.Best, "step", st.Step)
-		if err := checkResumeConfig(o, st); err != nil {
+		o.Log.Info("resuming", "dir", o.Dir, "generations_done", st.Generation, "best", st.Best, "step", st.Step, "state_format", st.Format)
+		if err := recordConfigChanges(o, st, changes); err != nil {
 			return nil, err
 		}
 		if err := cleanTemps(o.Dir, o.Log); err != nil {
 			return nil, err
 		}
-		if err := dropUnfinished(o.Dir, st.Generation); err != nil {
+		if err := dropUnfinished(o.Dir, st); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []string{o.Dir, filepath.Join(o.Dir, ckptDir), filepath.Join(o.Dir, gamesDir), filepath.Join(o.Dir, plotsDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
 	}
@@ -322,8 +344,32 @@ func openRun(o Options) (*State, error) {
 }
 
 // dropUnfinished removes from metrics.jsonl and results.jsonl what a killed run wrote for the
-// generation in flight (after the last completed one), so the redone generation is not counted twice.
-func dropUnfinished(dir string, done int) error {
+// generation in flight (after the last completed one), so the redone generation is not counted twice:
+// with a manifest, everything after the committed prefix; before format 2, the lines of later
+// generations.
+func dropUnfinished(dir string, st *State) error {
+	if st.Format >= 2 {
+		for _, f := range []struct {
+			name string
+			rec  *LogRecord
+		}{{MetricsFile, st.Metrics}, {ResultsFileName, st.Results}} {
+			path := filepath.Join(dir, f.name)
+			data, err := os.ReadFile(path)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if int64(len(data)) > f.rec.Bytes { // VerifyRun checked the prefix
+				if err := atomicfile.WriteFile(path, data[:f.rec.Bytes]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	done := st.Generation
 	mpath := filepath.Join(dir, MetricsFile)
 	if ms, err := ReadMetrics(mpath); err == nil {
 		var keep []byte
@@ -359,7 +405,13 @@ func dropUnfinished(dir string, done int) error {
 	return atomicfile.WriteFile(rpath, keep)
 }
 
-func writeState(dir string, st *State) error {
+// writeState commits the run: the manifest of the files as they are now (written before), then
+// state.json, atomically.
+func writeState(dir string, cfg *Config, st *State) error {
+	if err := buildManifest(dir, cfg, st, st); err != nil {
+		return err
+	}
+	fault("state.before")
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err

@@ -22,6 +22,10 @@ type Metrics struct {
 	RatingAnchor string    `json:"rating_anchor,omitempty"`
 	Elo          *Interval `json:"elo,omitempty"`
 	Elapsed      float64   `json:"elapsed_s"`
+	// Recovered: every self-play game of the generation was recovered from the shards of a killed
+	// run (none played after the resume), so it has no self-play speed (games_per_hour is 0, not a
+	// measurement; the plots skip it).
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // SelfPlayMetrics summarises a generation's self-play.

@@ -149,6 +149,9 @@ func metricFigures(ms []Metrics, x func(i int) float64) []figure {
 	}
 	trained := func(m *Metrics) bool { return m.Train.Steps > 0 }
 	played := func(m *Metrics) bool { return m.SelfPlay.Games > 0 }
+	// measured: some games were played (not all recovered from a killed run's shards), so the
+	// generation has a self-play speed
+	measured := func(m *Metrics) bool { return m.SelfPlay.Games > m.SelfPlay.Recovered && !m.Recovered }
 	gated := func(m *Metrics) bool { return !m.Eval.Skipped && m.Eval.BestGames > 0 }
 	evaluated := func(m *Metrics) bool { return !m.Eval.Skipped }
 
@@ -218,7 +221,7 @@ func metricFigures(ms []Metrics, x func(i int) float64) []figure {
 		}},
 		{"selfplay", "Self-play", []panel{
 			{title: "speed", ylabel: "games per hour", series: []series{
-				{"games/hour", get(played, func(m *Metrics) float64 { return m.SelfPlay.GamesPerHour })}}},
+				{"games/hour", get(measured, func(m *Metrics) float64 { return m.SelfPlay.GamesPerHour })}}},
 			{title: "outcomes", ylabel: "share of games", yFixed: true, yMin: 0, yMax: 1, series: []series{
 				{"white wins", get(played, func(m *Metrics) float64 { return m.SelfPlay.White })},
 				{"black wins", get(played, func(m *Metrics) float64 { return m.SelfPlay.Black })},

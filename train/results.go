@@ -56,37 +56,48 @@ func ReadResults(dir string) ([]Result, error) {
 	}
 	var out []Result
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		rs, err := readResultsFile(f)
 		if err != nil {
 			return nil, err
 		}
-		text := string(data)
-		complete := strings.HasSuffix(text, "\n")
-		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-		for i, line := range lines {
-			if strings.TrimSpace(line) == "" {
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// readResultsFile reads one results file (see ReadResults).
+func readResultsFile(f string) ([]Result, error) {
+	var out []Result
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return nil, err
+	}
+	text := string(data)
+	complete := strings.HasSuffix(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for i, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r Result
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil || r.A == "" || r.B == "" || r.Wins < 0 || r.Draws < 0 || r.Losses < 0 {
+			if i == len(lines)-1 && !complete {
 				continue
 			}
-			var r Result
-			dec := json.NewDecoder(strings.NewReader(line))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&r); err != nil || r.A == "" || r.B == "" || r.Wins < 0 || r.Draws < 0 || r.Losses < 0 {
-				if i == len(lines)-1 && !complete {
-					continue
-				}
-				if err == nil {
-					err = fmt.Errorf("missing players or negative counts")
-				}
-				if strings.Contains(err.Error(), "unknown field") {
-					err = fmt.Errorf("%v (not a results line, or written by a newer build)", err)
-				}
-				return nil, fmt.Errorf("%s: line %d: %v", f, i+1, err)
+			if err == nil {
+				err = fmt.Errorf("missing players or negative counts")
 			}
-			if r.Format > ResultsFormat {
-				return nil, fmt.Errorf("%s: line %d: results format %d, this build reads up to %d (written by a newer build)", f, i+1, r.Format, ResultsFormat)
+			if strings.Contains(err.Error(), "unknown field") {
+				err = fmt.Errorf("%v (not a results line, or written by a newer build)", err)
 			}
-			out = append(out, r)
+			return nil, fmt.Errorf("%s: line %d: %v", f, i+1, err)
 		}
+		if r.Format > ResultsFormat {
+			return nil, fmt.Errorf("%s: line %d: results format %d, this build reads up to %d (written by a newer build)", f, i+1, r.Format, ResultsFormat)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -35,8 +35,10 @@ import (
 // wrote for the generation in flight after that is either kept (finished games) or dropped and redone
 // (metrics and results lines, the candidate checkpoint, training steps).
 
-// StateFormat is State.Format: the version of state.json this build writes and reads.
-const StateFormat = 1
+// StateFormat is State.Format: the version of state.json this build writes (and the newest it
+// reads). Format 2 adds the run manifest (see manifest.go); format 1 and earlier resume and are
+// upgraded at their next commit.
+const StateFormat = 2
 
 const usesDir = "window"
 
@@ -266,18 +268,15 @@ type configHistoryEntry struct {
 	Changes    []ConfigChange `json:"changes"`
 }
 
-// checkResumeConfig compares the config a run is resumed with against the one it was running
-// (config.yaml): a change to a fixed key is an error naming the key; other changes are logged and
-// appended to config-history.jsonl.
-func checkResumeConfig(o Options, st *State) error {
-	path := filepath.Join(o.Dir, ConfigFile)
-	saved, err := LoadConfig(path, nil)
+// checkResumeConfig compares the config a run is resumed with (config.yaml, edited or not, or
+// --config, with --set applied) against the one the run committed (saved: state.json's, or for a
+// state.json before format 2 config.yaml's): a change to a fixed key is an error naming the key; the
+// other changes are returned (recordConfigChanges logs them and appends them to
+// config-history.jsonl).
+func checkResumeConfig(o Options, saved *Config) ([]ConfigChange, error) {
+	changes, err := DiffConfigs(*saved, o.Config)
 	if err != nil {
-		return fmt.Errorf("resume: the run's config: %w", err)
-	}
-	changes, err := DiffConfigs(saved, o.Config)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	var fixed []string
 	for _, c := range changes {
@@ -286,9 +285,14 @@ func checkResumeConfig(o Options, st *State) error {
 		}
 	}
 	if len(fixed) > 0 {
-		return fmt.Errorf("resume: the run in %s cannot change %s: it would mix incompatible games or checkpoints (start a new run instead)",
+		return nil, fmt.Errorf("resume: the run in %s cannot change %s: it would mix incompatible games or checkpoints (state.json records the first value; an edit of config.yaml is held to the same rule as --set; start a new run instead)",
 			o.Dir, strings.Join(fixed, ", "))
 	}
+	return changes, nil
+}
+
+// recordConfigChanges logs the accepted config changes and appends them to config-history.jsonl.
+func recordConfigChanges(o Options, st *State, changes []ConfigChange) error {
 	if len(changes) == 0 {
 		return nil
 	}

@@ -70,6 +70,7 @@ func newRootCmd() *cobra.Command {
 		newDatasetsCmd(),
 		newSearchCmd(),
 		newTrainCmd(),
+		newRunsCmd(),
 		newSelfplayCmd(),
 		newPlayCmd(),
 		newServeCmd(),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -39,7 +41,10 @@ on the replay window, evaluates the new network against the best (and promotes i
 against the baselines, and writes checkpoints, metrics.jsonl and plots into the run directory.
 A killed run continues with --resume (the run directory's config.yaml is used; --set still applies;
 changes to variant, seed, net.* and selfplay.games are refused, others recorded in
-config-history.jsonl). --init CKPT makes a new run's gen-0000 that checkpoint (its architecture
+config-history.jsonl; an edit of config.yaml is held to the same rules, against the config that
+state.json records). Resume first verifies the run directory against state.json (see yinsh runs
+check) and refuses a disagreement without writing anything. The first SIGINT or SIGTERM stops the
+run after the write in progress (exit 130 or 143; resume continues it), a second one at once. --init CKPT makes a new run's gen-0000 that checkpoint (its architecture
 must be the config's net), for example a network fitted to expert games by yinsh fit; the config's
 pretrain section does the same fit inside the run.`,
 		Args: cobra.NoArgs,
@@ -73,12 +78,12 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, interrupted, stop := stopOnSignal(ctx, opts.Err)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	// a resumed run reads its own config.yaml unless --config names one; either way train.Train
-	// compares the result with the run's config, refuses changes that would corrupt the run and
-	// records the others in config-history.jsonl
+	// compares the result with the config state.json records, refuses changes that would corrupt the
+	// run and records the others in config-history.jsonl
 	cfgFile := opts.Config
 	if opts.Resume && cfgFile == "" {
 		cfgFile = filepath.Join(opts.Run, train.ConfigFile)
@@ -88,16 +93,80 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	}
 	cfg, err := train.LoadConfig(cfgFile, opts.Overrides)
 	if err != nil {
+		if opts.Resume && opts.Config == "" {
+			return fmt.Errorf("%w (yinsh runs check --repair %s restores the run's config.yaml from its state.json)", err, opts.Run)
+		}
 		return err
 	}
 	be, err := backendFor(cfg.Backend, cfg.Device, cfg.Threads)
 	if err != nil {
 		return err
 	}
-	return train.Train(ctx, train.Options{
+	err = train.Train(ctx, train.Options{
 		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Init: opts.Init, Out: opts.Out, Progress: opts.Err, Log: logger,
 		StartServer: natsserver.Starter,
 	})
+	if sig := interrupted(); sig != nil {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			logger.Warn("stopping after the signal", "err", err)
+		}
+		fmt.Fprintf(opts.Err, "interrupted: resume with yinsh train --run %s --resume\n", opts.Run)
+		return exitError{code: signalExitCode(sig)}
+	}
+	return err
+}
+
+// stopOnSignal cancels the returned context at the first SIGINT or SIGTERM, so that the run stops
+// after the write in progress (every write of a run is atomic, or an fsynced line); a second signal
+// exits at once (what the run wrote is still resumable: a temporary file at most is left). The
+// first function reports the first signal received (nil: none); the second stops listening.
+func stopOnSignal(ctx context.Context, stderr io.Writer) (context.Context, func() os.Signal, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var mu sync.Mutex
+	var first os.Signal
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		mu.Lock()
+		first = s
+		mu.Unlock()
+		fmt.Fprintf(stderr, "%s: finishing the current step (a second signal stops at once)\n", signalName(s))
+		cancel()
+		if s, ok = <-sigs; !ok {
+			return
+		}
+		fmt.Fprintf(stderr, "second signal (%s): stopping at once\n", signalName(s))
+		os.Exit(signalExitCode(s))
+	}()
+	return ctx, func() os.Signal {
+			mu.Lock()
+			defer mu.Unlock()
+			return first
+		}, func() {
+			signal.Stop(sigs)
+			close(sigs)
+			cancel()
+		}
+}
+
+// signalExitCode is the shell's status for a process ended by sig: 128 + its number (SIGINT 130,
+// SIGTERM 143).
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
+
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }
 
 // checkOverrides checks every --set key=value on its own against the config's fields before the
