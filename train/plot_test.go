@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/plotter"
 )
 
 // plotFiles are the PNGs WritePlots renders from metrics.jsonl (rating.png and rating-time.png need
@@ -93,4 +95,28 @@ func TestWritePlotsOfRun(t *testing.T) {
 	t.Logf("WritePlots: %v", time.Since(start))
 	out, _ := exec.Command("ls", "-l", filepath.Join(dst, plotsDir)).CombinedOutput()
 	t.Logf("%s", out)
+}
+
+// TestPlotSkipsRecoveredGenerations: a generation whose games were all recovered from a killed run's
+// shards has no self-play speed, so selfplay.png draws no games/hour point for it (it was drawn at 0).
+func TestPlotSkipsRecoveredGenerations(t *testing.T) {
+	ms := make([]Metrics, 3)
+	for i := range ms {
+		ms[i].Generation = i + 1
+		ms[i].SelfPlay.Games, ms[i].SelfPlay.GamesPerHour = 8, 1000
+	}
+	ms[1].Recovered, ms[1].SelfPlay.Recovered, ms[1].SelfPlay.GamesPerHour = true, 8, 0
+	var got plotter.XYs
+	for _, f := range metricFigures(ms, func(i int) float64 { return float64(ms[i].Generation) }) {
+		for _, p := range f.panels {
+			for _, s := range p.series {
+				if s.name == "games/hour" {
+					got = s.xy
+				}
+			}
+		}
+	}
+	if len(got) != 2 || got[0].X != 1 || got[1].X != 3 {
+		t.Fatalf("games/hour points %v, want generations 1 and 3 only", got)
+	}
 }
