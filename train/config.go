@@ -26,7 +26,7 @@ type Config struct {
 	Generations int    `yaml:"generations"` // generations to run (self-play → train → evaluate)
 	Backend     string `yaml:"backend"`     // gonum (pure Go) | torch (build tag torch)
 	Device      string `yaml:"device"`      // cpu | cuda | cuda:N (torch only)
-	Threads     int    `yaml:"threads"`     // worker goroutines for inference/training (0: all cores)
+	Threads     int    `yaml:"threads"`     // cores (yinsh train sets GOMAXPROCS with gonum; torch threads); 0: all
 
 	Net        NetConfig        `yaml:"net"`
 	SelfPlay   SelfPlayConfig   `yaml:"selfplay"`

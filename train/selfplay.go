@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -152,24 +153,29 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		return SelfPlayStats{}, err
 	}
 	defer oppClose.Close()
+	// record hands a finished game on: to OnRecord, or to the writer and the window
+	record := func(rec *datasets.Record) error {
+		if o.OnRecord != nil {
+			return o.OnRecord(rec)
+		}
+		if err := o.Writer.Append(rec); err != nil {
+			return err
+		}
+		fault("selfplay.game")
+		if o.Window != nil {
+			return o.Window.Add(rec)
+		}
+		return nil
+	}
+	inOrder := newGameOrder(o.Indices, o.FirstGame, o.Games, record)
 	start := time.Now()
 	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame, Indices: o.Indices,
 		Opponent: opponent, Evaluator: perGame, Stop: o.Stop,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
-			if o.OnRecord != nil {
-				if err := o.OnRecord(rec); err != nil {
-					return err
-				}
-			} else if err := o.Writer.Append(rec); err != nil {
+			if err := inOrder.done(g.Index, rec); err != nil {
 				return err
-			}
-			fault("selfplay.game")
-			if o.Window != nil && o.OnRecord == nil {
-				if err := o.Window.Add(rec); err != nil {
-					return err
-				}
 			}
 			mu.Lock()
 			st.Games++
@@ -188,6 +194,11 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 			return nil
 		},
 	})
+	// the games finished after a game that never started (Stop, an error, an interrupt) are
+	// still recorded, in number order
+	if ferr := inOrder.flush(); err == nil {
+		err = ferr
+	}
 	bar.Finish()
 	st.Elapsed = time.Since(start)
 	st.Searches, st.Simulations = rs.Searches, rs.Simulations
@@ -195,6 +206,62 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	bs := b.Stats()
 	st.Evaluations, st.MeanBatch = bs.Leaves, bs.Mean()
 	return st, err
+}
+
+// gameOrder hands finished games on in the order of their numbers, not the order in which the
+// parallel games finish (which depends on scheduling): the shards, the replay window (its sampling
+// and eviction) and so the training batches of a seeded run do not depend on which game of a
+// generation happened to end first. A game waits while an earlier-numbered one is still playing
+// (at most selfplay.parallel games are held).
+type gameOrder struct {
+	order   []int // the games' numbers, in the order they are handed on
+	next    int   // order[next] is the next game to hand on
+	pending map[int]*datasets.Record
+	out     func(*datasets.Record) error
+	err     error // out's first error: nothing is handed on after it
+}
+
+func newGameOrder(indices []int, first, games int, out func(*datasets.Record) error) *gameOrder {
+	order := slices.Clone(indices)
+	if indices == nil {
+		for k := 0; k < games; k++ {
+			order = append(order, first+k)
+		}
+	}
+	slices.Sort(order)
+	return &gameOrder{order: order, pending: map[int]*datasets.Record{}, out: out}
+}
+
+// done records that game i finished (selfplay.Run's OnGame, serialised) and hands on every game
+// that is now next in order.
+func (q *gameOrder) done(i int, rec *datasets.Record) error {
+	if q.err != nil {
+		return q.err
+	}
+	q.pending[i] = rec
+	for q.next < len(q.order) {
+		r, ok := q.pending[q.order[q.next]]
+		if !ok {
+			break
+		}
+		delete(q.pending, q.order[q.next])
+		q.next++
+		if q.err = q.out(r); q.err != nil {
+			return q.err
+		}
+	}
+	return nil
+}
+
+// flush hands on the games still held (those after a game that did not finish), in number order.
+func (q *gameOrder) flush() error {
+	for ; q.next < len(q.order) && q.err == nil; q.next++ {
+		if r, ok := q.pending[q.order[q.next]]; ok {
+			delete(q.pending, q.order[q.next])
+			q.err = q.out(r)
+		}
+	}
+	return q.err
 }
 
 // opponents returns the RunOptions.Opponent of the config: game i (numbered over the whole run) is

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -94,6 +95,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	if err != nil {
 		return err
 	}
+	defer setThreads(cfg)()
 	return train.Train(ctx, train.Options{
 		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Init: opts.Init, Out: opts.Out, Progress: opts.Err, Log: logger,
 		StartServer: natsserver.Starter,
@@ -115,4 +117,18 @@ func checkOverrides(overrides []string) error {
 		}
 	}
 	return nil
+}
+
+// setThreads makes the config's threads (> 0) the process's GOMAXPROCS with the pure-Go backend:
+// its kernels split their work into GOMAXPROCS parts, so the thread count decides the rounding of
+// the training's sums, and a run is reproducible (README.md, "Reproducibility") for a given threads
+// value rather than for a given machine's core count. It also keeps self-play, rollouts and
+// evaluation to that many cores. 0 keeps Go's default, all cores. (Torch gets threads itself.)
+// The returned function restores the previous setting (the CLI's tests run train in process).
+func setThreads(cfg train.Config) (restore func()) {
+	if cfg.Threads <= 0 || cfg.Backend != "gonum" {
+		return func() {}
+	}
+	old := runtime.GOMAXPROCS(cfg.Threads)
+	return func() { runtime.GOMAXPROCS(old) }
 }
