@@ -149,3 +149,35 @@ func gameNumber(seed, id uint64, n int) string {
 	}
 	return "?"
 }
+
+// gameOrder hands games on in number order whatever order they finish in; those after a game that
+// never finished go at the end, in order; an open-ended worker's count (1 << 30 games) costs nothing.
+func TestGameOrder(t *testing.T) {
+	for _, c := range []struct {
+		indices     []int
+		first, n    int
+		finish      []int
+		before, all []uint64
+	}{
+		{nil, 10, 4, []int{12, 10, 13, 11}, []uint64{10, 11, 12, 13}, []uint64{10, 11, 12, 13}},
+		{[]int{7, 3, 5}, 0, 0, []int{5, 7, 3}, []uint64{3, 5, 7}, []uint64{3, 5, 7}},
+		{nil, 0, 1 << 30, []int{2, 0, 3}, []uint64{0}, []uint64{0, 2, 3}}, // game 1 never finished
+	} {
+		var got []uint64
+		q := newGameOrder(c.indices, c.first, c.n, func(r *datasets.Record) error { got = append(got, r.ID); return nil })
+		for _, i := range c.finish {
+			if err := q.done(i, &datasets.Record{ID: uint64(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(got, c.before) {
+			t.Errorf("%+v: handed on %v before the end, want %v", c, got, c.before)
+		}
+		if err := q.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c.all) {
+			t.Errorf("%+v: handed on %v, want %v", c, got, c.all)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -153,11 +154,8 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		return SelfPlayStats{}, err
 	}
 	defer oppClose.Close()
-	// record hands a finished game on: to OnRecord, or to the writer and the window
+	// record hands a finished game to the writer and the window
 	record := func(rec *datasets.Record) error {
-		if o.OnRecord != nil {
-			return o.OnRecord(rec)
-		}
 		if err := o.Writer.Append(rec); err != nil {
 			return err
 		}
@@ -174,7 +172,12 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		Opponent: opponent, Evaluator: perGame, Stop: o.Stop,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
-			if err := inOrder.done(g.Index, rec); err != nil {
+			if o.OnRecord != nil { // a cluster worker publishes each game at once
+				if err := o.OnRecord(rec); err != nil {
+					return err
+				}
+				fault("selfplay.game")
+			} else if err := inOrder.done(g.Index, rec); err != nil {
 				return err
 			}
 			mu.Lock()
@@ -212,24 +215,33 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 // parallel games finish (which depends on scheduling): the shards, the replay window (its sampling
 // and eviction) and so the training batches of a seeded run do not depend on which game of a
 // generation happened to end first. A game waits while an earlier-numbered one is still playing
-// (at most selfplay.parallel games are held).
+// (at most selfplay.parallel games are held). A cluster worker's games (OnRecord) are published as
+// they finish: the ingest records them as they arrive anyway.
 type gameOrder struct {
-	order   []int // the games' numbers, in the order they are handed on
-	next    int   // order[next] is the next game to hand on
+	order   []int // the games' numbers, in the order they are handed on (nil: first, first+1, …)
+	first   int
+	games   int // how many
+	next    int // the next game to hand on is the next-th
 	pending map[int]*datasets.Record
 	out     func(*datasets.Record) error
 	err     error // out's first error: nothing is handed on after it
 }
 
 func newGameOrder(indices []int, first, games int, out func(*datasets.Record) error) *gameOrder {
-	order := slices.Clone(indices)
-	if indices == nil {
-		for k := 0; k < games; k++ {
-			order = append(order, first+k)
-		}
+	q := &gameOrder{first: first, games: games, pending: map[int]*datasets.Record{}, out: out}
+	if indices != nil {
+		q.order = slices.Sorted(slices.Values(indices))
+		q.games = len(indices)
 	}
-	slices.Sort(order)
-	return &gameOrder{order: order, pending: map[int]*datasets.Record{}, out: out}
+	return q
+}
+
+// nth is the number of the k-th game handed on.
+func (q *gameOrder) nth(k int) int {
+	if q.order != nil {
+		return q.order[k]
+	}
+	return q.first + k
 }
 
 // done records that game i finished (selfplay.Run's OnGame, serialised) and hands on every game
@@ -239,12 +251,12 @@ func (q *gameOrder) done(i int, rec *datasets.Record) error {
 		return q.err
 	}
 	q.pending[i] = rec
-	for q.next < len(q.order) {
-		r, ok := q.pending[q.order[q.next]]
+	for q.next < q.games {
+		r, ok := q.pending[q.nth(q.next)]
 		if !ok {
 			break
 		}
-		delete(q.pending, q.order[q.next])
+		delete(q.pending, q.nth(q.next))
 		q.next++
 		if q.err = q.out(r); q.err != nil {
 			return q.err
@@ -255,11 +267,13 @@ func (q *gameOrder) done(i int, rec *datasets.Record) error {
 
 // flush hands on the games still held (those after a game that did not finish), in number order.
 func (q *gameOrder) flush() error {
-	for ; q.next < len(q.order) && q.err == nil; q.next++ {
-		if r, ok := q.pending[q.order[q.next]]; ok {
-			delete(q.pending, q.order[q.next])
-			q.err = q.out(r)
+	held := slices.Sorted(maps.Keys(q.pending))
+	for _, i := range held {
+		if q.err != nil {
+			break
 		}
+		q.err = q.out(q.pending[i])
+		delete(q.pending, i)
 	}
 	return q.err
 }
