@@ -370,9 +370,10 @@ func writeState(dir string, st *State) error {
 // trainPhase runs the generation's optimiser steps on batches sampled from the window.
 func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Window, g int) (TrainMetrics, error) {
 	cfg := &o.Config.Training
-	var tm TrainMetrics
+	tm := TrainMetrics{TargetSteps: cfg.StepsPerGeneration, StoppedBy: "steps"}
 	if w.Len() < cfg.MinPositions {
 		o.Log.Info("training skipped: window too small", "positions", w.Len(), "min_positions", cfg.MinPositions)
+		tm.StoppedBy = "min_positions"
 		return tm, nil
 	}
 	rng := rand.New(rand.NewPCG(o.Config.Seed, uint64(g)*0x9e3779b97f4a7c15))
@@ -389,7 +390,8 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 		}
 		if err := w.Sample(rng, cfg.BatchSize, &db); err != nil {
 			if errors.Is(err, datasets.ErrExhausted) {
-				o.Log.Info("training stopped early: every position reached max_reuse", "steps", s)
+				o.Log.Debug("training stopped early: every position reached max_reuse", "steps", s)
+				tm.StoppedBy = "max_reuse"
 				break
 			}
 			return tm, err
@@ -405,7 +407,11 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 		sum.Total += loss.Total
 		bar.Add(1, fmt.Sprintf("loss %.3f (policy %.3f value %.3f) lr %.2g", loss.Total, loss.Policy, loss.Value, net.LearningRate()))
 	}
-	bar.Finish()
+	bar.Finish() // at the steps run
+	if tm.StoppedBy == "max_reuse" && o.Progress != nil {
+		fmt.Fprintf(o.Progress, "training: steps %d/%d (max_reuse: every position in the window was drawn %d times)\n",
+			tm.Steps, cfg.StepsPerGeneration, cfg.MaxReuse)
+	}
 	el := time.Since(start).Seconds()
 	if tm.Steps > 0 {
 		n := float64(tm.Steps)
