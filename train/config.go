@@ -33,10 +33,26 @@ type Config struct {
 	Training   TrainingConfig   `yaml:"training"`
 	Evaluation EvaluationConfig `yaml:"evaluation"`
 	Pretrain   PretrainConfig   `yaml:"pretrain"`
+	// Checkpoints is what the run keeps of its generations' checkpoints.
+	Checkpoints CheckpointsConfig `yaml:"checkpoints"`
 	// Cluster, with a server, takes the self-play games from workers over NATS JetStream instead
 	// of playing them in this process (absent: the single-process loop).
 	Cluster ClusterConfig `yaml:"cluster,omitempty"`
 }
+
+// CheckpointsConfig is the retention of checkpoints/gen-NNNN.ckpt.
+type CheckpointsConfig struct {
+	// KeepOptimizer is whose optimiser state is kept: "latest_and_best" (the latest checkpoint's,
+	// which --resume trains on, and the best network's, the gate's; every other generation is
+	// rewritten as weights only, a third of the size) or "all".
+	KeepOptimizer string `yaml:"keep_optimizer"`
+}
+
+// KeepOptimizer values.
+const (
+	KeepLatestAndBest = "latest_and_best"
+	KeepAll           = "all"
+)
 
 // ClusterConfig is distributed self-play (docs/distributed.md): workers, in this process or on
 // other machines (yinsh worker), play the games and publish them; the trainer ingests them.
@@ -227,6 +243,7 @@ func DefaultConfig() Config {
 			Baselines: []string{"random"}, BaselineGames: 20, Ladder: []int{1, 2, 4}, LadderGames: 10,
 			OpeningPlies: 4,
 		},
+		Checkpoints: CheckpointsConfig{KeepOptimizer: KeepLatestAndBest},
 	}
 }
 
@@ -344,6 +361,9 @@ func (c *Config) Validate() error {
 		if k < 1 || k > 1_000_000 {
 			return bad(fmt.Sprintf("evaluation.ladder[%d]", i), k, "a generation offset in [1, 1000000]")
 		}
+	}
+	if k := c.Checkpoints.KeepOptimizer; k != KeepLatestAndBest && k != KeepAll {
+		return bad("checkpoints.keep_optimizer", k, "latest_and_best or all")
 	}
 	if ev.Gate != "none" && ev.Gate != "score" && ev.Gate != "sprt" {
 		return bad("evaluation.gate", ev.Gate, "none, score or sprt")

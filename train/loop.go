@@ -26,7 +26,9 @@ import (
 //
 //	config.yaml            the resolved configuration (a resumed run reads it back)
 //	state.json             generations completed, best and current checkpoints, counters
-//	checkpoints/gen-NNNN.ckpt   the network after generation N (gen-0000: the initial network)
+//	checkpoints/gen-NNNN.ckpt   the network after generation N (gen-0000: the initial network;
+//	                       optimiser state only in the latest's and the gate's best's: checkpoints.keep_optimizer)
+//	best.ckpt              the best-rated generation's network (weights only)
 //	games/shard-*.yz       self-play games (datasets shards)
 //	metrics.jsonl          one line per generation (see Metrics)
 //	results.jsonl          every evaluation match (yinsh ratings reads it)
@@ -252,6 +254,9 @@ func Train(ctx context.Context, o Options) error {
 			return err
 		}
 		fault("state.after")
+		if _, err := keepCheckpoints(o, st, m.Ratings); err != nil {
+			return err
+		}
 		pruneUses(o.Dir, g)
 		if err := WritePlots(o.Dir); err != nil {
 			o.Log.Warn("plots not written", "err", err)
