@@ -122,3 +122,35 @@ func equalData(a, b []float32) bool {
 	}
 	return true
 }
+
+// A finished run ends with a summary for a person: the best network by rating with its Elo, where
+// it and the plots are, and the next commands.
+func TestClosingSummary(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	var out strings.Builder
+	if err := Train(context.Background(), Options{Dir: dir, Config: tinyConfig(t, 2), Backend: gonumBackend, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := model.ReadMetadata(filepath.Join(dir, BestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := filepath.Join(dir, BestFile)
+	text := out.String()
+	tail := text[strings.LastIndex(text, "gen 2/2"):]
+	for _, want := range []string{
+		"run done: 2 generations in " + dir,
+		"best network by rating: " + GenName(h.Meta.Run.Generation) + ", Elo ",
+		"(evaluation: 4 simulations per move)",
+		"network: " + best,
+		"plots:   " + filepath.Join(dir, plotsDir),
+		"rating.png",
+		"yinsh play --checkpoint " + best + " --variant blitz",
+		"yinsh arena --a " + best + " --b rollout:200",
+		"yinsh ratings " + dir,
+	} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("closing summary lacks %q:\n%s", want, tail)
+		}
+	}
+}

@@ -263,7 +263,11 @@ func Train(ctx context.Context, o Options) error {
 		}
 		fmt.Fprintln(o.Out, m.Summary(cfg.Generations))
 	}
-	return src.Finish(ctx)
+	if err := src.Finish(ctx); err != nil {
+		return err
+	}
+	fmt.Fprint(o.Out, ClosingSummary(o.Dir, cfg))
+	return nil
 }
 
 func bestGen(path string) int {
