@@ -76,7 +76,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := logFor(ctx, opts.Err, slog.LevelInfo) // --log-level, --log-format
 	// a resumed run reads its own config.yaml unless --config names one; either way train.Train
 	// compares the result with the run's config, refuses changes that would corrupt the run and
 	// records the others in config-history.jsonl
