@@ -26,17 +26,33 @@ type Config struct {
 	Generations int    `yaml:"generations"` // generations to run (self-play → train → evaluate)
 	Backend     string `yaml:"backend"`     // gonum (pure Go) | torch (build tag torch)
 	Device      string `yaml:"device"`      // cpu | cuda | cuda:N (torch only)
-	Threads     int    `yaml:"threads"`     // worker goroutines for inference/training (0: all cores)
+	Threads     int    `yaml:"threads"`     // cores (yinsh train sets GOMAXPROCS with gonum; torch threads); 0: all
 
 	Net        NetConfig        `yaml:"net"`
 	SelfPlay   SelfPlayConfig   `yaml:"selfplay"`
 	Training   TrainingConfig   `yaml:"training"`
 	Evaluation EvaluationConfig `yaml:"evaluation"`
 	Pretrain   PretrainConfig   `yaml:"pretrain"`
+	// Checkpoints is what the run keeps of its generations' checkpoints.
+	Checkpoints CheckpointsConfig `yaml:"checkpoints"`
 	// Cluster, with a server, takes the self-play games from workers over NATS JetStream instead
 	// of playing them in this process (absent: the single-process loop).
 	Cluster ClusterConfig `yaml:"cluster,omitempty"`
 }
+
+// CheckpointsConfig is the retention of checkpoints/gen-NNNN.ckpt.
+type CheckpointsConfig struct {
+	// KeepOptimizer is whose optimiser state is kept: "latest_and_best" (the latest checkpoint's,
+	// which --resume trains on, and the best network's, the gate's; every other generation is
+	// rewritten as weights only, a third of the size) or "all".
+	KeepOptimizer string `yaml:"keep_optimizer"`
+}
+
+// KeepOptimizer values.
+const (
+	KeepLatestAndBest = "latest_and_best"
+	KeepAll           = "all"
+)
 
 // ClusterConfig is distributed self-play (docs/distributed.md): workers, in this process or on
 // other machines (yinsh worker), play the games and publish them; the trainer ingests them.
@@ -237,6 +253,7 @@ func DefaultConfig() Config {
 			Baselines: []string{"random"}, BaselineGames: 20, Ladder: []int{1, 2, 4}, LadderGames: 10,
 			OpeningPlies: 4,
 		},
+		Checkpoints: CheckpointsConfig{KeepOptimizer: KeepLatestAndBest},
 	}
 }
 
@@ -360,6 +377,9 @@ func (c *Config) Validate() error {
 		return bad("selfplay.root_value", sp.RootValue, "visits or improved")
 	case sp.RootValue == "improved" && !sp.Gumbel:
 		return bad("selfplay.root_value", sp.RootValue, "visits unless selfplay.gumbel is true (PUCT's root value is its visit mean)")
+	}
+	if k := c.Checkpoints.KeepOptimizer; k != KeepLatestAndBest && k != KeepAll {
+		return bad("checkpoints.keep_optimizer", k, "latest_and_best or all")
 	}
 	if ev.Gate != "none" && ev.Gate != "score" && ev.Gate != "sprt" {
 		return bad("evaluation.gate", ev.Gate, "none, score or sprt")

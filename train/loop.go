@@ -25,7 +25,9 @@ import (
 //
 //	config.yaml            the resolved configuration (a resumed run reads it back)
 //	state.json             generations completed, best and current checkpoints, counters
-//	checkpoints/gen-NNNN.ckpt   the network after generation N (gen-0000: the initial network)
+//	checkpoints/gen-NNNN.ckpt   the network after generation N (gen-0000: the initial network;
+//	                       optimiser state only in the latest's and the gate's best's: checkpoints.keep_optimizer)
+//	best.ckpt              the best-rated generation's network (weights only)
 //	games/shard-*.yz       self-play games (datasets shards)
 //	metrics.jsonl          one line per generation (see Metrics)
 //	results.jsonl          every evaluation match (yinsh ratings reads it)
@@ -264,13 +266,20 @@ func Train(ctx context.Context, o Options) error {
 			return err
 		}
 		fault("state.after")
+		if _, err := keepCheckpoints(o, st, m.Ratings); err != nil {
+			return err
+		}
 		pruneUses(o.Dir, g)
 		if err := WritePlots(o.Dir); err != nil {
 			o.Log.Warn("plots not written", "err", err)
 		}
 		fmt.Fprintln(o.Out, m.Summary(cfg.Generations))
 	}
-	return src.Finish(ctx)
+	if err := src.Finish(ctx); err != nil {
+		return err
+	}
+	fmt.Fprint(o.Out, ClosingSummary(o.Dir, cfg))
+	return nil
 }
 
 func bestGen(path string) int {
@@ -422,9 +431,10 @@ func writeState(dir string, cfg *Config, st *State) error {
 // trainPhase runs the generation's optimiser steps on batches sampled from the window.
 func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Window, g int) (TrainMetrics, error) {
 	cfg := &o.Config.Training
-	var tm TrainMetrics
+	tm := TrainMetrics{TargetSteps: cfg.StepsPerGeneration, StoppedBy: "steps"}
 	if w.Len() < cfg.MinPositions {
 		o.Log.Info("training skipped: window too small", "positions", w.Len(), "min_positions", cfg.MinPositions)
+		tm.StoppedBy = "min_positions"
 		return tm, nil
 	}
 	rng := rand.New(rand.NewPCG(o.Config.Seed, uint64(g)*0x9e3779b97f4a7c15))
@@ -441,7 +451,8 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 		}
 		if err := w.Sample(rng, cfg.BatchSize, &db); err != nil {
 			if errors.Is(err, datasets.ErrExhausted) {
-				o.Log.Info("training stopped early: every position reached max_reuse", "steps", s)
+				o.Log.Debug("training stopped early: every position reached max_reuse", "steps", s)
+				tm.StoppedBy = "max_reuse"
 				break
 			}
 			return tm, err
@@ -457,7 +468,11 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 		sum.Total += loss.Total
 		bar.Add(1, fmt.Sprintf("loss %.3f (policy %.3f value %.3f) lr %.2g", loss.Total, loss.Policy, loss.Value, net.LearningRate()))
 	}
-	bar.Finish()
+	bar.Finish() // at the steps run
+	if tm.StoppedBy == "max_reuse" && o.Progress != nil {
+		fmt.Fprintf(o.Progress, "training: steps %d/%d (max_reuse: every position in the window was drawn %d times)\n",
+			tm.Steps, cfg.StepsPerGeneration, cfg.MaxReuse)
+	}
 	el := time.Since(start).Seconds()
 	if tm.Steps > 0 {
 		n := float64(tm.Steps)

@@ -58,7 +58,13 @@ type SelfPlayMetrics struct {
 
 // TrainMetrics summarises a generation's training.
 type TrainMetrics struct {
-	Steps         int     `json:"steps"`
+	Steps int `json:"steps"` // optimiser steps run
+	// TargetSteps is training.steps_per_generation, the steps asked for; StoppedBy says what ended the
+	// generation's training: "steps" (all of them run), "max_reuse" (every position of the replay
+	// window drawn training.max_reuse times: Steps < TargetSteps) or "min_positions" (no step: the
+	// window held fewer positions).
+	TargetSteps   int     `json:"target_steps"`
+	StoppedBy     string  `json:"stopped_by,omitempty"`
 	LossTotal     float64 `json:"loss"`
 	LossPolicy    float64 `json:"loss_policy"`
 	LossValue     float64 `json:"loss_value"`
@@ -123,8 +129,13 @@ func (m *Metrics) Summary(total int) string {
 		}
 	}
 	if m.Train.Steps > 0 {
-		fmt.Fprintf(&b, "; train %d steps loss %.3f (policy %.3f, value %.3f) %.0f samples/s",
-			m.Train.Steps, m.Train.LossTotal, m.Train.LossPolicy, m.Train.LossValue, m.Train.SamplesPerSec)
+		if m.Train.Steps < m.Train.TargetSteps {
+			fmt.Fprintf(&b, "; train %d/%d steps (%s)", m.Train.Steps, m.Train.TargetSteps, m.Train.StoppedBy)
+		} else {
+			fmt.Fprintf(&b, "; train %d steps", m.Train.Steps)
+		}
+		fmt.Fprintf(&b, " loss %.3f (policy %.3f, value %.3f) %.0f samples/s",
+			m.Train.LossTotal, m.Train.LossPolicy, m.Train.LossValue, m.Train.SamplesPerSec)
 	} else {
 		b.WriteString("; train skipped")
 	}

@@ -36,8 +36,11 @@ func WritePlots(dir string) error {
 		return err
 	}
 	ratings, anchor, rerr := runRatings(dir) // nothing rated yet (rerr): no rating plots
+	var title string
 	if rerr == nil {
-		if err := writeRatingPlot(dir, ratings, anchor); err != nil {
+		rs, _ := ReadResults(dir) // runRatings read them
+		title = ratingTitle(anchor, rs)
+		if err := writeRatingPlot(dir, ratings, title); err != nil {
 			return fmt.Errorf("rating.png: %w", err)
 		}
 	}
@@ -64,7 +67,7 @@ func WritePlots(dir string) error {
 	if rerr != nil {
 		return nil
 	}
-	if err := writeRatingPlotAt(dir, ratings, anchor, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
+	if err := writeRatingPlotAt(dir, ratings, title, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
 		x, ok := genX[g]
 		return x, ok
 	}); err != nil {
@@ -405,13 +408,66 @@ func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
 // writeRatingPlot draws every generation's Elo in ratings (fitted from all of the run's results, so early
 // generations gain from later matches), with its 95% interval as error bars, relative to the anchor
 // (gen-0000 once the ladder reaches it); the baselines are horizontal dashed lines.
-func writeRatingPlot(dir string, ratings []Rating, anchor string) error {
-	return writeRatingPlotAt(dir, ratings, anchor, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
+func writeRatingPlot(dir string, ratings []Rating, title string) error {
+	return writeRatingPlotAt(dir, ratings, title, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
+}
+
+// ratingTitle is the rating plots' title: the anchor, and the search budget the ratings were
+// measured at (the results' simulations and move time per move), since a rating holds at its budget
+// only: at the quickstart's 32 evaluation simulations a move `heuristic` rates above every
+// generation, at 200 the last one beats it.
+func ratingTitle(anchor string, rs []Result) string {
+	t := fmt.Sprintf("Rating of each generation (%s = 0), 95%% intervals", anchor)
+	if b := evalBudget(rs); b != "" {
+		t += "\nevaluation: " + b
+	}
+	return t
+}
+
+// evalBudget describes the search budgets of the results' matches ("32 simulations per move"; with
+// several, each with its number of matches, the most used first); "" when none is recorded.
+func evalBudget(rs []Result) string {
+	count := map[string]int{}
+	for _, r := range rs {
+		var k string
+		switch {
+		case r.Sims > 0 && r.MoveTimeMS > 0:
+			k = fmt.Sprintf("%d simulations or %d ms", r.Sims, r.MoveTimeMS)
+		case r.MoveTimeMS > 0:
+			k = fmt.Sprintf("%d ms", r.MoveTimeMS)
+		case r.Sims > 0:
+			k = fmt.Sprintf("%d simulations", r.Sims)
+		default:
+			continue
+		}
+		count[k]++
+	}
+	keys := make([]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if count[keys[i]] != count[keys[j]] {
+			return count[keys[i]] > count[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	switch len(keys) {
+	case 0:
+		return ""
+	case 1:
+		return keys[0] + " per move"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s (%d match%s)", k, count[k], map[bool]string{true: "es"}[count[k] > 1])
+	}
+	return strings.Join(parts, ", ") + " per move"
 }
 
 // writeRatingPlotAt is writeRatingPlot with generation g drawn at x(g) (false: not drawn), labelled
 // xlabel, into plots/file.
-func writeRatingPlotAt(dir string, ratings []Rating, anchor, file, xlabel string, x func(g int) (float64, bool)) error {
+func writeRatingPlotAt(dir string, ratings []Rating, title, file, xlabel string, x func(g int) (float64, bool)) error {
 	var pts plotter.XYs
 	var errs plotter.YErrors
 	type baseline struct {
@@ -439,7 +495,7 @@ func writeRatingPlotAt(dir string, ratings []Rating, anchor, file, xlabel string
 	}
 	sort.Sort(byX{pts, errs})
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Rating of each generation (%s = 0), 95%% intervals", anchor)
+	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "Elo"
 	p.Add(plotter.NewGrid())

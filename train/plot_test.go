@@ -120,3 +120,23 @@ func TestPlotSkipsRecoveredGenerations(t *testing.T) {
 		t.Fatalf("games/hour points %v, want generations 1 and 3 only", got)
 	}
 }
+
+// The rating plot says the search budget its ratings were measured at: a rating holds at that
+// budget only (the quickstart's generations rate below heuristic at 32 simulations a move and beat
+// it at 200).
+func TestRatingTitleSaysBudget(t *testing.T) {
+	for _, c := range []struct {
+		rs   []Result
+		want string
+	}{
+		{[]Result{{Sims: 32}, {Sims: 32}}, "\nevaluation: 32 simulations per move"},
+		{[]Result{{Sims: 32, MoveTimeMS: 100}}, "\nevaluation: 32 simulations or 100 ms per move"},
+		{[]Result{{Sims: 32}, {Sims: 200}, {Sims: 32}}, "\nevaluation: 32 simulations (2 matches), 200 simulations (1 match) per move"},
+		{[]Result{{}}, ""},
+	} {
+		got := ratingTitle("gen-0000", c.rs)
+		if want := "Rating of each generation (gen-0000 = 0), 95% intervals" + c.want; got != want {
+			t.Errorf("%+v: title %q, want %q", c.rs, got, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -154,24 +156,31 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 		return SelfPlayStats{}, err
 	}
 	defer oppClose.Close()
+	// record hands a finished game to the writer and the window
+	record := func(rec *datasets.Record) error {
+		if err := o.Writer.Append(rec); err != nil {
+			return err
+		}
+		fault("selfplay.game")
+		if o.Window != nil {
+			return o.Window.Add(rec)
+		}
+		return nil
+	}
+	inOrder := newGameOrder(o.Indices, o.FirstGame, o.Games, record)
 	start := time.Now()
 	rs, err := selfplay.Run(ctx, c.SelfPlaySettings(o.Generator), b, selfplay.RunOptions{
 		Games: o.Games, Parallel: c.SelfPlay.Parallel, Seed: o.Seed, FirstIndex: o.FirstGame, Indices: o.Indices,
 		Opponent: opponent, Evaluator: perGame, Stop: o.Stop,
 		OnGame: func(g selfplay.Game) error {
 			rec := RecordOf(g)
-			if o.OnRecord != nil {
+			if o.OnRecord != nil { // a cluster worker publishes each game at once
 				if err := o.OnRecord(rec); err != nil {
 					return err
 				}
-			} else if err := o.Writer.Append(rec); err != nil {
+				fault("selfplay.game")
+			} else if err := inOrder.done(g.Index, rec); err != nil {
 				return err
-			}
-			fault("selfplay.game")
-			if o.Window != nil && o.OnRecord == nil {
-				if err := o.Window.Add(rec); err != nil {
-					return err
-				}
 			}
 			mu.Lock()
 			st.Games++
@@ -190,6 +199,11 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 			return nil
 		},
 	})
+	// the games finished after a game that never started (Stop, an error, an interrupt) are
+	// still recorded, in number order
+	if ferr := inOrder.flush(); err == nil {
+		err = ferr
+	}
 	bar.Finish()
 	st.Elapsed = time.Since(start)
 	st.Searches, st.Simulations = rs.Searches, rs.Simulations
@@ -197,6 +211,73 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	bs := b.Stats()
 	st.Evaluations, st.MeanBatch = bs.Leaves, bs.Mean()
 	return st, err
+}
+
+// gameOrder hands finished games on in the order of their numbers, not the order in which the
+// parallel games finish (which depends on scheduling): the shards, the replay window (its sampling
+// and eviction) and so the training batches of a seeded run do not depend on which game of a
+// generation happened to end first. A game waits while an earlier-numbered one is still playing
+// (at most selfplay.parallel games are held). A cluster worker's games (OnRecord) are published as
+// they finish: the ingest records them as they arrive anyway.
+type gameOrder struct {
+	order   []int // the games' numbers, in the order they are handed on (nil: first, first+1, …)
+	first   int
+	games   int // how many
+	next    int // the next game to hand on is the next-th
+	pending map[int]*datasets.Record
+	out     func(*datasets.Record) error
+	err     error // out's first error: nothing is handed on after it
+}
+
+func newGameOrder(indices []int, first, games int, out func(*datasets.Record) error) *gameOrder {
+	q := &gameOrder{first: first, games: games, pending: map[int]*datasets.Record{}, out: out}
+	if indices != nil {
+		q.order = slices.Sorted(slices.Values(indices))
+		q.games = len(indices)
+	}
+	return q
+}
+
+// nth is the number of the k-th game handed on.
+func (q *gameOrder) nth(k int) int {
+	if q.order != nil {
+		return q.order[k]
+	}
+	return q.first + k
+}
+
+// done records that game i finished (selfplay.Run's OnGame, serialised) and hands on every game
+// that is now next in order.
+func (q *gameOrder) done(i int, rec *datasets.Record) error {
+	if q.err != nil {
+		return q.err
+	}
+	q.pending[i] = rec
+	for q.next < q.games {
+		r, ok := q.pending[q.nth(q.next)]
+		if !ok {
+			break
+		}
+		delete(q.pending, q.nth(q.next))
+		q.next++
+		if q.err = q.out(r); q.err != nil {
+			return q.err
+		}
+	}
+	return nil
+}
+
+// flush hands on the games still held (those after a game that did not finish), in number order.
+func (q *gameOrder) flush() error {
+	held := slices.Sorted(maps.Keys(q.pending))
+	for _, i := range held {
+		if q.err != nil {
+			break
+		}
+		q.err = q.out(q.pending[i])
+		delete(q.pending, i)
+	}
+	return q.err
 }
 
 // opponents returns the RunOptions.Opponent of the config: game i (numbered over the whole run) is

@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/train"
 )
 
-// TestReadmeSequence runs README's first-hour sequence at a small scale: train a run, play its last
-// network against rollout:N with arena (which appends to RUN/results-arena.jsonl), then rate the
+// TestReadmeSequence runs README's first-hour sequence at a small scale: train a run, play its best
+// network (RUN/best.ckpt, which the run's closing summary names) against rollout:N with arena (which appends to RUN/results-arena.jsonl), then rate the
 // run with ratings. arena once named the checkpoint by its path and training by gen-NNNN, so the
 // same network was two players and ratings failed with "no chain of games links ... to the anchor".
 func TestReadmeSequence(t *testing.T) {
@@ -16,7 +19,7 @@ func TestReadmeSequence(t *testing.T) {
 		t.Skip("trains a small run")
 	}
 	run := filepath.Join(t.TempDir(), "quickstart")
-	_, errs, code := runCLI(t, "", "train", "--config", "../../configs/quickstart.yaml", "--run", run,
+	trainOut, errs, code := runCLI(t, "", "train", "--config", "../../configs/quickstart.yaml", "--run", run,
 		"--set", "generations=2", "--set", "threads=1", "--set", "selfplay.games=4", "--set", "selfplay.parallel=4",
 		"--set", "selfplay.simulations=8", "--set", "training.min_positions=20", "--set", "training.steps_per_generation=4",
 		"--set", "training.batch_size=16", "--set", "evaluation.simulations=4", "--set", "evaluation.baseline_games=2",
@@ -24,8 +27,20 @@ func TestReadmeSequence(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train: code %d: %s", code, errs)
 	}
-	last := filepath.Join(run, "checkpoints", "gen-0002.ckpt")
-	out, errs, code := runCLI(t, "", "arena", "--a", last, "--b", "rollout:20", "--sims", "8", "--games", "2",
+	// the run ends naming its best network, RUN/best.ckpt, and the README's next commands
+	best := filepath.Join(run, "best.ckpt")
+	h, err := model.ReadMetadata(best)
+	if err != nil || h.Meta.Run == nil {
+		t.Fatalf("best.ckpt: %v", err)
+	}
+	gen := train.GenName(h.Meta.Run.Generation)
+	for _, want := range []string{"best network by rating: " + gen, "network: " + best,
+		"yinsh play --checkpoint " + best, "yinsh arena --a " + best, "yinsh ratings " + run} {
+		if !strings.Contains(trainOut, want) {
+			t.Errorf("train's closing summary lacks %q:\n%s", want, trainOut)
+		}
+	}
+	out, errs, code := runCLI(t, "", "arena", "--a", best, "--b", "rollout:20", "--sims", "8", "--games", "2",
 		"--variant", "blitz", "--rollout-mix", "0.5", "--leaves-in-flight", "1")
 	if code != 0 {
 		t.Fatalf("arena: code %d: %s", code, errs)
@@ -37,14 +52,14 @@ func TestReadmeSequence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `"gen-0002"`) || strings.Contains(string(data), last) {
-		t.Errorf("arena's result names the checkpoint by its path, not gen-0002:\n%s", data)
+	if !strings.Contains(string(data), `"`+gen+`"`) || strings.Contains(string(data), best) {
+		t.Errorf("arena's result names best.ckpt by its path, not %s:\n%s", gen, data)
 	}
 	out, errs, code = runCLI(t, "", "ratings", run)
 	if code != 0 {
 		t.Fatalf("ratings: code %d: %s", code, errs)
 	}
-	for _, want := range []string{"gen-0002", "rollout:20", "anchor: gen-0000 = 0"} {
+	for _, want := range []string{gen, "rollout:20", "anchor: gen-0000 = 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ratings lacks %q:\n%s", want, out)
 		}

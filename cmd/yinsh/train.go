@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,7 +81,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	}
 	ctx, interrupted, stop := stopOnSignal(ctx, opts.Err)
 	defer stop()
-	logger := slog.New(slog.NewTextHandler(opts.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := logFor(ctx, opts.Err, slog.LevelInfo) // --log-level, --log-format
 	// a resumed run reads its own config.yaml unless --config names one; either way train.Train
 	// compares the result with the config state.json records, refuses changes that would corrupt the
 	// run and records the others in config-history.jsonl
@@ -102,6 +103,7 @@ func trainRun(ctx context.Context, opts *TrainOptions) error {
 	if err != nil {
 		return err
 	}
+	defer setThreads(cfg)()
 	err = train.Train(ctx, train.Options{
 		Dir: opts.Run, Config: cfg, Backend: be, Resume: opts.Resume, Init: opts.Init, Out: opts.Out, Progress: opts.Err, Log: logger,
 		StartServer: natsserver.Starter,
@@ -184,4 +186,18 @@ func checkOverrides(overrides []string) error {
 		}
 	}
 	return nil
+}
+
+// setThreads makes the config's threads (> 0) the process's GOMAXPROCS with the pure-Go backend:
+// its kernels split their work into GOMAXPROCS parts, so the thread count decides the rounding of
+// the training's sums, and a run is reproducible (README.md, "Reproducibility") for a given threads
+// value rather than for a given machine's core count. It also keeps self-play, rollouts and
+// evaluation to that many cores. 0 keeps Go's default, all cores. (Torch gets threads itself.)
+// The returned function restores the previous setting (the CLI's tests run train in process).
+func setThreads(cfg train.Config) (restore func()) {
+	if cfg.Threads <= 0 || cfg.Backend != "gonum" {
+		return func() {}
+	}
+	old := runtime.GOMAXPROCS(cfg.Threads)
+	return func() { runtime.GOMAXPROCS(old) }
 }
