@@ -2,6 +2,8 @@ package train
 
 import (
 	"context"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,5 +154,48 @@ func TestClosingSummary(t *testing.T) {
 		if !strings.Contains(tail, want) {
 			t.Errorf("closing summary lacks %q:\n%s", want, tail)
 		}
+	}
+}
+
+// TestManifestAcceptsRetainedCheckpoints: a committed checkpoint rewritten as weights only (what
+// retention does after the commit, or a retention cut short by a kill) is still the checkpoint
+// state.json records; the current one, which resume trains on, must keep its optimiser state; any
+// other content is refused.
+func TestManifestAcceptsRetainedCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	cfg := resumeTestConfig(t, 2)
+	cfg.Checkpoints.KeepOptimizer = KeepAll
+	if err := Train(context.Background(), Options{Dir: dir, Config: cfg, Backend: gonumBackend, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyRun(dir).Err(); err != nil {
+		t.Fatalf("untouched run: %v", err)
+	}
+	retain := func(g int) []byte {
+		p := filepath.Join(dir, ckptPath(g))
+		before, _ := os.ReadFile(p)
+		b, err := weightsOnly(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return before
+	}
+	retain(1)
+	if err := VerifyRun(dir).Err(); err != nil {
+		t.Fatalf("gen-0001 as weights only: %v", err)
+	}
+	before := retain(2) // the current checkpoint
+	if err := VerifyRun(dir).Err(); err == nil || !strings.Contains(err.Error(), "gen-0002.ckpt: sha256") {
+		t.Fatalf("the current checkpoint as weights only: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, ckptPath(2)), before, 0o644)
+	other := filepath.Join(dir, ckptPath(0))
+	b, _ := os.ReadFile(filepath.Join(dir, ckptPath(1)))
+	os.WriteFile(other, b, 0o644)
+	if err := VerifyRun(dir).Err(); err == nil || !strings.Contains(err.Error(), "gen-0000.ckpt") {
+		t.Fatalf("gen-0000 replaced by gen-0001: %v", err)
 	}
 }
