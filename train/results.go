@@ -45,7 +45,12 @@ func appendJSONLine(path string, v any) error {
 
 // ReadResults reads every results*.jsonl file in dir. A malformed line is an error naming the file and
 // line, except a final line without its newline (a write cut short by a crash), which is skipped.
-func ReadResults(dir string) ([]Result, error) {
+func ReadResults(dir string) ([]Result, error) { return ReadResultsNoting(dir, nil) }
+
+// ReadResultsNoting is ReadResults that calls cut (when not nil) for each final line it skipped
+// because it has no newline, with the file and the line's number (from 1), so that a command can say
+// that a result was lost.
+func ReadResultsNoting(dir string, cut func(file string, line int)) ([]Result, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "results*.jsonl"))
 	if err != nil {
 		return nil, err
@@ -56,7 +61,7 @@ func ReadResults(dir string) ([]Result, error) {
 	}
 	var out []Result
 	for _, f := range files {
-		rs, err := readResultsFile(f)
+		rs, err := readResultsFileNoting(f, cut)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +71,10 @@ func ReadResults(dir string) ([]Result, error) {
 }
 
 // readResultsFile reads one results file (see ReadResults).
-func readResultsFile(f string) ([]Result, error) {
+func readResultsFile(f string) ([]Result, error) { return readResultsFileNoting(f, nil) }
+
+// readResultsFileNoting reads one results file (see ReadResultsNoting).
+func readResultsFileNoting(f string, cut func(file string, line int)) ([]Result, error) {
 	var out []Result
 	data, err := os.ReadFile(f)
 	if err != nil {
@@ -84,6 +92,9 @@ func readResultsFile(f string) ([]Result, error) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil || r.A == "" || r.B == "" || r.Wins < 0 || r.Draws < 0 || r.Losses < 0 {
 			if i == len(lines)-1 && !complete {
+				if cut != nil {
+					cut(f, i+1)
+				}
 				continue
 			}
 			if err == nil {

@@ -308,9 +308,9 @@ func printMatch(w io.Writer, r selfplay.MatchResult, elo0, elo1 float64, elapsed
 
 // RatingsOptions configures `yinsh ratings`.
 type RatingsOptions struct {
-	Out    io.Writer
-	Dir    string
-	Anchor string
+	Out, Err io.Writer
+	Dir      string
+	Anchor   string
 }
 
 func newRatingsCmd() *cobra.Command {
@@ -324,7 +324,7 @@ maximum likelihood of all match results under the Bradley-Terry model with draws
 The anchor is fixed at 0: gen-0000 when the results reach it (a training run), else random.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir, opts.Out = ".", cmd.OutOrStdout()
+			opts.Dir, opts.Out, opts.Err = ".", cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
@@ -336,7 +336,9 @@ The anchor is fixed at 0: gen-0000 when the results reach it (a training run), e
 }
 
 func ratingsRun(opts *RatingsOptions) error {
-	results, err := train.ReadResults(opts.Dir)
+	results, err := train.ReadResultsNoting(opts.Dir, func(file string, line int) {
+		fmt.Fprintf(opts.Err, "warning: %s: line %d is cut short (a write interrupted by a crash): its result is not counted\n", file, line)
+	})
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,14 @@ func TestArenaAndRatings(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "heuristic") || !strings.Contains(out, "rollout:8") || !strings.Contains(out, "random") {
 		t.Fatalf("ratings: code %d out %q err %q", code, out, errs)
 	}
+	// a cut last line (a crash in the middle of a write) is skipped, and said
+	full, _ := os.ReadFile(res)
+	os.WriteFile(res, full[:len(full)-10], 0o644)
+	out, errs, code = runCLI(t, "", "ratings", dir)
+	if code != 0 || !strings.Contains(errs, "results.jsonl: line 3 is cut short") || !strings.Contains(out, ", 2 results") {
+		t.Fatalf("cut results: code %d out %q err %q", code, out, errs)
+	}
+	os.WriteFile(res, full, 0o644)
 	// a corrupt line is reported with file and line
 	f, _ := os.OpenFile(res, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{not json}\n")
