@@ -13,8 +13,60 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
+
+// trainedFor caches the variant each checkpoint spec's network was trained for (a
+// trainedVariant, read once from the file's header).
+var trainedFor sync.Map
+
+type trainedVariant struct {
+	v  env.Variant
+	ok bool
+}
+
+// networkVariant returns the variant the network of a player spec was trained for, and false for
+// the players that are no network (random, heuristic, rollout:N, engine:"CMD") and for checkpoints
+// that do not record it (or cannot be read: the player's loader reports those).
+func networkVariant(spec string) (env.Variant, bool) {
+	switch {
+	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
+		return 0, false
+	case spec == nets.Reference:
+		return nets.Variant, true
+	}
+	if c, ok := trainedFor.Load(spec); ok {
+		t := c.(trainedVariant)
+		return t.v, t.ok
+	}
+	var t trainedVariant
+	if h, err := model.ReadMetadata(spec); err == nil {
+		t.v, t.ok = h.Meta.VariantValue()
+	}
+	trainedFor.Store(spec, t)
+	return t.v, t.ok
+}
+
+// checkVariant refuses a game or an analysis of variant v against the server's network when that
+// network was trained for the other variant, as yinsh play and yinsh engine refuse it. The
+// server's own --variant is always accepted: yinsh serve checked it at start (where --any-variant
+// lets a network play the other variant).
+func (s *Server) checkVariant(v env.Variant, what string) error {
+	if v == s.opts.Players.Variant {
+		return nil
+	}
+	trained, ok := networkVariant(s.opts.Player)
+	if !ok || trained == v {
+		return nil
+	}
+	alt := engine.DefaultPlayer(v)
+	return errorf(http.StatusBadRequest, "variant %s: the agent %s was trained for %s games; this server does not %s %s "+
+		"(start another one with --variant %s, whose agent is %s, or give this one --variant %s --any-variant)",
+		v, s.agent, trained, what, v, v, alt, v)
+}
 
 // game is one session: a human against the server's agent. Its mutex is held for the whole of a
 // request on it, an agent decision included, so a game has at most one search in flight.
@@ -189,6 +241,10 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	if err := s.checkVariant(v, "play"); err != nil {
+		fail(w, err)
+		return
+	}
 	now := time.Now()
 	g := &game{variant: v, human: c, state: *env.NewState(v), started: now, used: now}
 	g.mu.Lock() // until its agent is made: no request on it before
@@ -331,12 +387,38 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 			g.view.WDL = engine.RoundWDL(d.WDL)
 		}
 		if len(d.Top) > 0 {
-			g.view.Top = engine.CandidatesOf(d.Top, 5)
+			g.view.Top = engine.CandidatesOf(playedFirst(d.Top, d.Action), 5)
 		}
 		v := g.viewLocked()
 		v.Played = d.Action.String()
 		return http.StatusOK, v, nil
 	})
+}
+
+// playedFirst returns the candidates with the played action moved to the front of those with as
+// many visits as it (a search's ties are listed in any order; the one the agent chose comes first).
+func playedFirst(top []selfplay.ActionStat, played env.Action) []selfplay.ActionStat {
+	at := -1
+	for i, st := range top {
+		if st.Action == played {
+			at = i
+			break
+		}
+	}
+	if at <= 0 {
+		return top
+	}
+	first := at
+	for first > 0 && top[first-1].Visits == top[at].Visits {
+		first--
+	}
+	if first == at {
+		return top
+	}
+	out := append([]selfplay.ActionStat(nil), top[:first]...)
+	out = append(out, top[at])
+	out = append(out, top[first:at]...)
+	return append(out, top[at+1:]...)
 }
 
 // handleUndo takes back actions to the human's previous decision point: the last human action and
