@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
@@ -72,4 +73,45 @@ func TestAgentViewListsThePlayedMoveFirst(t *testing.T) {
 		t.Fatalf("no ties among %d agent actions: the test tests nothing", checked)
 	}
 	t.Logf("%d agent actions, %d with a tie at the top", checked, tied)
+}
+
+// TestResign: the human resigns (on their turn or the agent's); the agent wins, every action on
+// the game is then refused with 409, and the downloads record it: the token file's result line
+// and a boardspace "resign" move that env.ReadSGF reads back. (Failed before: no endpoint, 404.)
+func TestResign(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "random"})
+	var g gameView
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz", "color": "black"}, 201, &g)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil, 200, &g)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/play", map[string]any{"action": g.Legal[0]}, 200, &g)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/resign", nil, 200, &g) // on the agent's turn
+	if g.Result != "white" || g.Resigned != "b" || g.YourTurn || len(g.Legal) != 0 || len(g.Moves) != 2 {
+		t.Fatalf("after black resigned: result %s, resigned %q, your turn %v, %d legal, %d moves", g.Result, g.Resigned, g.YourTurn, len(g.Legal), len(g.Moves))
+	}
+	for _, c := range []struct{ path, body string }{{"/resign", ""}, {"/agent", ""}, {"/undo", ""}, {"/play", `{"action":"e5"}`}} {
+		status, data := call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+c.path, c.body)
+		wantError(t, status, data, 409, "resigned")
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
+	if g.Result != "white" || g.Resigned != "b" {
+		t.Fatalf("the game read again: result %s, resigned %q", g.Result, g.Resigned)
+	}
+	_, tok := call(t, nil, "GET", ts.URL+"/api/games/"+g.ID+"/tokens", nil)
+	if !strings.Contains(string(tok), "# result: white (black resigned)") {
+		t.Fatalf("token file:\n%s", tok)
+	}
+	_, sgf := call(t, nil, "GET", ts.URL+"/api/games/"+g.ID+"/sgf", nil)
+	rec, err := env.ReadSGF(strings.NewReader(string(sgf)))
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, sgf)
+	}
+	if rec.Resigned != int(env.Black) || rec.Outcome() != env.WhiteWins || len(rec.Actions) != 2 {
+		t.Fatalf("the SGF record reads back resigned %d, outcome %v, %d actions:\n%s", rec.Resigned, rec.Outcome(), len(rec.Actions), sgf)
+	}
+	// on the human's turn, in a new game
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz"}, 201, &g)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/resign", nil, 200, &g)
+	if g.Result != "black" || g.Resigned != "w" {
+		t.Fatalf("after white resigned: result %s, resigned %q", g.Result, g.Resigned)
+	}
 }

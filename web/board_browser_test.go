@@ -99,6 +99,12 @@ func (b *browser) do(what string, acts ...chromedp.Action[chromedp.Void]) {
 func (b *browser) open(url string) {
 	b.t.Helper()
 	b.do("load "+url, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`)))
+	b.hook()
+}
+
+// hook installs the fetch wrapper of open (again after a reload)
+func (b *browser) hook() {
+	b.t.Helper()
 	b.js(`(() => { if (window.__delay) return;
 	  window.__delay = {}; window.__patch = {};
 	  const f0 = window.fetch;
@@ -163,7 +169,8 @@ func (b *browser) shot(name string) {
 
 // TestBrowserPlayDuringAgentTurn: "New game" while the agent thinks starts the new game for good
 // (the old game's answer does not bring it back); clicks and Undo while it thinks say why nothing
-// happens, as an info message; a reload resumes the game in play.
+// happens, as an info message; a reload resumes the game in play; Resign while the agent thinks
+// ends the game (after a second click) and stays so.
 func TestBrowserPlayDuringAgentTurn(t *testing.T) {
 	_, ts := newTestServer(t, Options{Player: "random"})
 	b := newBrowser(t, 1280, 900)
@@ -212,6 +219,28 @@ func TestBrowserPlayDuringAgentTurn(t *testing.T) {
 	if st["id"] != id || st["moves"] != 2.0 || st["rings"] != 2.0 || !strings.Contains(fmt.Sprint(st["msg"]), "Resumed") {
 		t.Fatalf("after a reload: %v, want game %s with 2 actions", st, id)
 	}
+
+	// resign while the agent thinks: asked once more, then the game is over for good
+	b.hook()
+	b.js(`window.__delay["/agent"] = 900`)
+	b.click(`#play-board [data-point="f6"]`)
+	b.waitJS("the agent thinks", `document.getElementById('play-board').dataset.busy === '1'`, `document.getElementById('play-status').textContent`)
+	b.click("#play-resign")
+	if txt := eval[string](b, `document.getElementById('play-resign').textContent`); !strings.Contains(txt, "Really") {
+		t.Fatalf("the first click on Resign does not ask again: %q", txt)
+	}
+	b.click("#play-resign")
+	b.waitJS("resigned", `document.getElementById('play-status').textContent.includes('resigned')`, `document.getElementById('play-status').textContent`)
+	time.Sleep(1200 * time.Millisecond) // the agent's answer to f6 comes back meanwhile
+	status := eval[string](b, `document.getElementById('play-status').textContent + ' ' + Play.game.result + ' ' + Play.game.resigned`)
+	if !strings.Contains(status, "Game over: you resigned; black wins.") || !strings.HasSuffix(status, " black w") {
+		t.Fatalf("after resigning: %q", status)
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+id, nil, 200, &g)
+	if g.Result != "black" || g.Resigned != "w" || len(g.Moves) != 4 {
+		t.Fatalf("the server's game after resigning: result %s, resigned %q, %d actions", g.Result, g.Resigned, len(g.Moves))
+	}
+	b.shot("play-resigned.png")
 }
 
 // TestBrowserAnalyse: an answer that comes after the stepper moved is kept for its ply and not

@@ -82,6 +82,7 @@ type game struct {
 	started time.Time
 	used    time.Time
 	view    *agentView // the agent's view of its last decision
+	resign  bool       // the human resigned: the agent won
 	gone    bool       // deleted or dropped: its agent was given back, requests waiting on it get 404
 }
 
@@ -162,7 +163,8 @@ type gameView struct {
 	boardView
 	Moves     []string   `json:"moves"`
 	YourTurn  bool       `json:"your_turn"`
-	Played    string     `json:"played,omitempty"` // the action the agent just played (agent endpoint)
+	Played    string     `json:"played,omitempty"`   // the action the agent just played (agent endpoint)
+	Resigned  string     `json:"resigned,omitempty"` // the colour that resigned (the game is then over)
 	AgentView *agentView `json:"agent_view,omitempty"`
 }
 
@@ -207,7 +209,29 @@ func (g *game) viewLocked() gameView {
 	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(),
 		boardView: viewOf(&g.state, last, len(g.moves) > 0), Moves: tokensOf(g.moves), AgentView: g.view}
 	v.YourTurn = !g.state.IsTerminal() && g.state.CurrentPlayer() == g.human
+	if g.resign {
+		v.Resigned, v.Result, v.YourTurn, v.Legal = colorName(g.human), resultName(winnerOf(g.human.Other())), false, []string{}
+	}
 	return v
+}
+
+func winnerOf(c env.Color) env.Outcome {
+	if c == env.White {
+		return env.WhiteWins
+	}
+	return env.BlackWins
+}
+
+// overErr is the 409 of an action on a game that is over (on the board or by resignation), nil
+// while it goes on.
+func (g *game) overErr() error {
+	if g.resign {
+		return errorf(http.StatusConflict, "the game is over: %s resigned (result %s)", g.human, resultName(winnerOf(g.human.Other())))
+	}
+	if g.state.IsTerminal() {
+		return errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
+	}
+	return nil
 }
 
 type createRequest struct {
@@ -328,6 +352,9 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) {
 		// all or nothing: check every action on a copy first
 		st, hist, moves := g.state, append([]env.State(nil), g.history...), append([]env.Action(nil), g.moves...)
+		if err := g.overErr(); err != nil {
+			return 0, nil, err
+		}
 		for i, tok := range toks {
 			if st.IsTerminal() {
 				return 0, nil, errorf(http.StatusConflict, "the game is over (result %s)", resultName(st.Outcome()))
@@ -357,8 +384,8 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 // draws each action as it comes).
 func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) {
-		if g.state.IsTerminal() {
-			return 0, nil, errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
+		if err := g.overErr(); err != nil {
+			return 0, nil, err
 		}
 		if g.state.CurrentPlayer() == g.human {
 			return 0, nil, errorf(http.StatusConflict, "it is your turn, not the agent's")
@@ -425,6 +452,9 @@ func playedFirst(top []selfplay.ActionStat, played env.Action) []selfplay.Action
 // the agent's answers after it.
 func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) {
+		if g.resign {
+			return 0, nil, errorf(http.StatusConflict, "the game is over: you resigned (start a new game)")
+		}
 		if len(g.moves) == 0 {
 			return 0, nil, errorf(http.StatusConflict, "nothing to undo")
 		}
@@ -437,6 +467,18 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 		}
 		g.view = nil
 		g.resync()
+		return http.StatusOK, g.viewLocked(), nil
+	})
+}
+
+// handleResign ends the game: the human resigns, the agent wins. It may come during the agent's
+// turn (it then waits for the agent's action in progress).
+func (s *Server) handleResign(w http.ResponseWriter, r *http.Request) {
+	s.withGame(w, r, func(g *game) (int, any, error) {
+		if err := g.overErr(); err != nil {
+			return 0, nil, err
+		}
+		g.resign = true
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }
@@ -459,7 +501,10 @@ func (g *game) tokenFile(agent string) string {
 		g.variant, g.started.UTC().Format(time.RFC3339))
 	b.WriteString(strings.Join(tokensOf(g.moves), " "))
 	b.WriteByte('\n')
-	if g.state.IsTerminal() {
+	switch {
+	case g.resign:
+		fmt.Fprintf(&b, "# result: %s (%s resigned)\n", winnerOf(g.human.Other()), g.human)
+	case g.state.IsTerminal():
 		fmt.Fprintf(&b, "# result: %s\n", g.state.Outcome())
 	}
 	return b.String()
@@ -491,6 +536,11 @@ func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
 		players = [2]string{g.agent.Name(), "you"}
 	}
 	text := WriteSGF(SGFInfo{Variant: g.variant, Players: players, Date: g.started, Name: "yinsh-" + g.id[:8]}, g.moves)
+	if g.resign {
+		// boardspace's record of a resignation: the player's "resign" move, then the result
+		winner := players[g.human.Other()]
+		text = strings.TrimSuffix(text, ")\n") + fmt.Sprintf("; P%d[%d resign]\nRE[%s wins]\n)\n", g.human, strings.Count(text, "; P"), strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(winner))
+	}
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-go-sgf")
 	w.Header().Set("Content-Disposition", `attachment; filename="yinsh-`+g.id[:8]+`.sgf"`)

@@ -50,6 +50,7 @@ function resultText(view) {
   if (view.result === "draw") return "Draw.";
   const winner = view.result;
   const you = view.you === (winner === "white" ? "w" : "b");
+  if (view.resigned) return (view.resigned === view.you ? "you resigned; " : colorWord(view.resigned) + " resigned; ") + winner + " wins.";
   return (winner === "white" ? "White" : "Black") + " wins" + (view.you ? (you ? " — you win!" : " — the agent wins.") : ".");
 }
 
@@ -110,6 +111,7 @@ const Play = {
     this.board.onRow((tok) => this.play([tok]));
     $("new-game").addEventListener("submit", (e) => { e.preventDefault(); this.start(); });
     $("play-undo").addEventListener("click", () => this.undo());
+    $("play-resign").addEventListener("click", () => this.resign());
     $("play-pass").addEventListener("click", () => this.play(["pass"]));
     $("play-keys").addEventListener("submit", (e) => {
       e.preventDefault();
@@ -153,6 +155,7 @@ const Play = {
     const gen = ++this.gen;
     this.busy = false;
     $("play-board").dataset.busy = "0";
+    this.resetResign();
     let g;
     try {
       g = await api("POST", "/api/games", { variant: $("ng-variant").value, color: $("ng-color").value });
@@ -236,6 +239,46 @@ const Play = {
     this.selected = null;
     this.render();
     this.agentLoop();
+  },
+
+  // resign asks once more (the button says "Really resign?" for a few seconds), then ends the
+  // game, during the agent's turn too (its loop stops; the server lets its action finish first)
+  async resign() {
+    const g0 = this.game, btn = $("play-resign");
+    if (!g0) { this.message("Start a game first (New game).", "info"); return; }
+    if (g0.result !== "ongoing") { this.message("The game is over already.", "info"); return; }
+    clearTimeout(this.resignTimer);
+    if (btn.dataset.confirm !== "1") {
+      btn.dataset.confirm = "1";
+      btn.textContent = "Really resign?";
+      this.message("Click “Really resign?” to resign: the agent wins this game.", "info");
+      this.resignTimer = setTimeout(() => this.resetResign(), 5000);
+      return;
+    }
+    this.resetResign();
+    const gen = ++this.gen;
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
+    let g;
+    try { g = await api("POST", "/api/games/" + g0.id + "/resign"); } catch (e) {
+      if (gen !== this.gen) return;
+      this.message(e.message);
+      try { this.game = await api("GET", "/api/games/" + g0.id); } catch (e2) { return; }
+      this.render();
+      this.agentLoop();
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.game = g;
+    this.selected = null;
+    this.message("");
+    this.render();
+  },
+
+  resetResign() {
+    const btn = $("play-resign");
+    btn.dataset.confirm = "0";
+    btn.textContent = "Resign";
   },
 
   legal() { return this.game && this.game.your_turn && !this.busy ? this.game.legal : []; },
