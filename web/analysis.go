@@ -122,6 +122,11 @@ func (s *Server) parseAnalyze(req *analyzeRequest) (analysisJob, error) {
 	if st.IsTerminal() {
 		return analysisJob{}, errorf(http.StatusBadRequest, "the game is over (result %s): nothing to analyse", resultName(st.Outcome()))
 	}
+	if req.Player == "" { // the server's player: its network plays the variant it was trained for
+		if err := s.checkVariant(st.Variant(), "analyse"); err != nil {
+			return analysisJob{}, err
+		}
+	}
 	j := analysisJob{state: st, player: req.Player, id: req.ID}
 	j.req = engine.AnalysisRequest{State: st, Top: engine.DefaultAnalysisTop, MoveTime: s.opts.MaxMoveTime}
 	if req.Sims != nil {

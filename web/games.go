@@ -13,8 +13,60 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
+	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
+
+// trainedFor caches the variant each checkpoint spec's network was trained for (a
+// trainedVariant, read once from the file's header).
+var trainedFor sync.Map
+
+type trainedVariant struct {
+	v  env.Variant
+	ok bool
+}
+
+// networkVariant returns the variant the network of a player spec was trained for, and false for
+// the players that are no network (random, heuristic, rollout:N, engine:"CMD") and for checkpoints
+// that do not record it (or cannot be read: the player's loader reports those).
+func networkVariant(spec string) (env.Variant, bool) {
+	switch {
+	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
+		return 0, false
+	case spec == nets.Reference:
+		return nets.Variant, true
+	}
+	if c, ok := trainedFor.Load(spec); ok {
+		t := c.(trainedVariant)
+		return t.v, t.ok
+	}
+	var t trainedVariant
+	if h, err := model.ReadMetadata(spec); err == nil {
+		t.v, t.ok = h.Meta.VariantValue()
+	}
+	trainedFor.Store(spec, t)
+	return t.v, t.ok
+}
+
+// checkVariant refuses a game or an analysis of variant v against the server's network when that
+// network was trained for the other variant, as yinsh play and yinsh engine refuse it. The
+// server's own --variant is always accepted: yinsh serve checked it at start (where --any-variant
+// lets a network play the other variant).
+func (s *Server) checkVariant(v env.Variant, what string) error {
+	if v == s.opts.Players.Variant {
+		return nil
+	}
+	trained, ok := networkVariant(s.opts.Player)
+	if !ok || trained == v {
+		return nil
+	}
+	alt := engine.DefaultPlayer(v)
+	return errorf(http.StatusBadRequest, "variant %s: the agent %s was trained for %s games; this server does not %s %s "+
+		"(start another one with --variant %s, whose agent is %s, or give this one --variant %s --any-variant)",
+		v, s.agent, trained, what, v, v, alt, v)
+}
 
 // game is one session: a human against the server's agent. Its mutex is held for the whole of a
 // request on it, an agent decision included, so a game has at most one search in flight.
@@ -30,6 +82,7 @@ type game struct {
 	started time.Time
 	used    time.Time
 	view    *agentView // the agent's view of its last decision
+	resign  bool       // the human resigned: the agent won
 	gone    bool       // deleted or dropped: its agent was given back, requests waiting on it get 404
 }
 
@@ -110,7 +163,8 @@ type gameView struct {
 	boardView
 	Moves     []string   `json:"moves"`
 	YourTurn  bool       `json:"your_turn"`
-	Played    string     `json:"played,omitempty"` // the action the agent just played (agent endpoint)
+	Played    string     `json:"played,omitempty"`   // the action the agent just played (agent endpoint)
+	Resigned  string     `json:"resigned,omitempty"` // the colour that resigned (the game is then over)
 	AgentView *agentView `json:"agent_view,omitempty"`
 }
 
@@ -155,7 +209,29 @@ func (g *game) viewLocked() gameView {
 	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(),
 		boardView: viewOf(&g.state, last, len(g.moves) > 0), Moves: tokensOf(g.moves), AgentView: g.view}
 	v.YourTurn = !g.state.IsTerminal() && g.state.CurrentPlayer() == g.human
+	if g.resign {
+		v.Resigned, v.Result, v.YourTurn, v.Legal = colorName(g.human), resultName(winnerOf(g.human.Other())), false, []string{}
+	}
 	return v
+}
+
+func winnerOf(c env.Color) env.Outcome {
+	if c == env.White {
+		return env.WhiteWins
+	}
+	return env.BlackWins
+}
+
+// overErr is the 409 of an action on a game that is over (on the board or by resignation), nil
+// while it goes on.
+func (g *game) overErr() error {
+	if g.resign {
+		return errorf(http.StatusConflict, "the game is over: %s resigned (result %s)", g.human, resultName(winnerOf(g.human.Other())))
+	}
+	if g.state.IsTerminal() {
+		return errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
+	}
+	return nil
 }
 
 type createRequest struct {
@@ -186,6 +262,10 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := parseColor(req.Color)
 	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := s.checkVariant(v, "play"); err != nil {
 		fail(w, err)
 		return
 	}
@@ -272,6 +352,9 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) {
 		// all or nothing: check every action on a copy first
 		st, hist, moves := g.state, append([]env.State(nil), g.history...), append([]env.Action(nil), g.moves...)
+		if err := g.overErr(); err != nil {
+			return 0, nil, err
+		}
 		for i, tok := range toks {
 			if st.IsTerminal() {
 				return 0, nil, errorf(http.StatusConflict, "the game is over (result %s)", resultName(st.Outcome()))
@@ -301,8 +384,8 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 // draws each action as it comes).
 func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) {
-		if g.state.IsTerminal() {
-			return 0, nil, errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
+		if err := g.overErr(); err != nil {
+			return 0, nil, err
 		}
 		if g.state.CurrentPlayer() == g.human {
 			return 0, nil, errorf(http.StatusConflict, "it is your turn, not the agent's")
@@ -331,7 +414,7 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 			g.view.WDL = engine.RoundWDL(d.WDL)
 		}
 		if len(d.Top) > 0 {
-			g.view.Top = engine.CandidatesOf(d.Top, 5)
+			g.view.Top = engine.CandidatesOf(playedFirst(d.Top, d.Action), 5)
 		}
 		v := g.viewLocked()
 		v.Played = d.Action.String()
@@ -339,10 +422,39 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// playedFirst returns the candidates with the played action moved to the front of those with as
+// many visits as it (a search's ties are listed in any order; the one the agent chose comes first).
+func playedFirst(top []selfplay.ActionStat, played env.Action) []selfplay.ActionStat {
+	at := -1
+	for i, st := range top {
+		if st.Action == played {
+			at = i
+			break
+		}
+	}
+	if at <= 0 {
+		return top
+	}
+	first := at
+	for first > 0 && top[first-1].Visits == top[at].Visits {
+		first--
+	}
+	if first == at {
+		return top
+	}
+	out := append([]selfplay.ActionStat(nil), top[:first]...)
+	out = append(out, top[at])
+	out = append(out, top[first:at]...)
+	return append(out, top[at+1:]...)
+}
+
 // handleUndo takes back actions to the human's previous decision point: the last human action and
 // the agent's answers after it.
 func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) {
+		if g.resign {
+			return 0, nil, errorf(http.StatusConflict, "the game is over: you resigned (start a new game)")
+		}
 		if len(g.moves) == 0 {
 			return 0, nil, errorf(http.StatusConflict, "nothing to undo")
 		}
@@ -355,6 +467,18 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 		}
 		g.view = nil
 		g.resync()
+		return http.StatusOK, g.viewLocked(), nil
+	})
+}
+
+// handleResign ends the game: the human resigns, the agent wins. It may come during the agent's
+// turn (it then waits for the agent's action in progress).
+func (s *Server) handleResign(w http.ResponseWriter, r *http.Request) {
+	s.withGame(w, r, func(g *game) (int, any, error) {
+		if err := g.overErr(); err != nil {
+			return 0, nil, err
+		}
+		g.resign = true
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }
@@ -377,7 +501,10 @@ func (g *game) tokenFile(agent string) string {
 		g.variant, g.started.UTC().Format(time.RFC3339))
 	b.WriteString(strings.Join(tokensOf(g.moves), " "))
 	b.WriteByte('\n')
-	if g.state.IsTerminal() {
+	switch {
+	case g.resign:
+		fmt.Fprintf(&b, "# result: %s (%s resigned)\n", winnerOf(g.human.Other()), g.human)
+	case g.state.IsTerminal():
 		fmt.Fprintf(&b, "# result: %s\n", g.state.Outcome())
 	}
 	return b.String()
@@ -409,6 +536,11 @@ func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
 		players = [2]string{g.agent.Name(), "you"}
 	}
 	text := WriteSGF(SGFInfo{Variant: g.variant, Players: players, Date: g.started, Name: "yinsh-" + g.id[:8]}, g.moves)
+	if g.resign {
+		// boardspace's record of a resignation: the player's "resign" move, then the result
+		winner := players[g.human.Other()]
+		text = strings.TrimSuffix(text, ")\n") + fmt.Sprintf("; P%d[%d resign]\nRE[%s wins]\n)\n", g.human, strings.Count(text, "; P"), strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(winner))
+	}
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-go-sgf")
 	w.Header().Set("Content-Disposition", `attachment; filename="yinsh-`+g.id[:8]+`.sgf"`)

@@ -193,6 +193,7 @@ func (s *Server) routes() {
 		{"POST", "/api/games/{id}/play", s.handlePlay},
 		{"POST", "/api/games/{id}/agent", s.handleAgent},
 		{"POST", "/api/games/{id}/undo", s.handleUndo},
+		{"POST", "/api/games/{id}/resign", s.handleResign},
 		{"GET", "/api/games/{id}/legal", s.handleLegal},
 		{"GET", "/api/games/{id}/tokens", s.handleTokens},
 		{"GET", "/api/games/{id}/sgf", s.handleSGF},

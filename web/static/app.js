@@ -4,6 +4,8 @@
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const AGENT_DELAY = params.has("delay") ? Number(params.get("delay")) : 350; // ms between agent actions
+const RUNS_POLL = params.has("poll") ? Number(params.get("poll")) : 5000; // ms between run list refreshes
+const GAME_KEY = "yinsh.game"; // local storage: the id of the game in play, resumed on a reload
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
@@ -20,6 +22,26 @@ async function api(method, path, body) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// say shows a message: kind "error" (red) or "info"
+function say(el, text, kind) {
+  el.textContent = text || "";
+  el.classList.toggle("error", !!text && kind !== "info");
+  el.classList.toggle("info", !!text && kind === "info");
+}
+
+// tokens fills el with a label and action tokens, each one unbreakable (lines break between them)
+function tokens(el, label, toks) {
+  el.replaceChildren();
+  if (!toks.length) return;
+  el.append(label);
+  for (const t of toks) {
+    const s = document.createElement("span");
+    s.className = "tok";
+    s.textContent = t;
+    el.append(" ", s);
+  }
+}
 const colorWord = (c) => (c === "w" ? "white" : "black");
 const phaseWord = { place: "place a ring", move: "move a ring", "remove-row": "remove one of your rows", "remove-ring": "remove one of your rings" };
 
@@ -28,6 +50,7 @@ function resultText(view) {
   if (view.result === "draw") return "Draw.";
   const winner = view.result;
   const you = view.you === (winner === "white" ? "w" : "b");
+  if (view.resigned) return (view.resigned === view.you ? "you resigned; " : colorWord(view.resigned) + " resigned; ") + winner + " wins.";
   return (winner === "white" ? "White" : "Black") + " wins" + (view.you ? (you ? " — you win!" : " — the agent wins.") : ".");
 }
 
@@ -36,21 +59,51 @@ function resultText(view) {
 // the views other than play are built on first show, to keep the page's load short
 const views = () => ({ analyse: Analyse, watch: Watch, dashboard: Dash });
 const built = {};
+const TABS = ["play", "analyse", "watch", "dashboard"];
+let currentTab = "";
 
+// showTab shows a page (built on first show); the address's #tab follows it
 function showTab(name) {
   const v = views()[name];
   if (v && !built[name]) { built[name] = true; v.init(); }
+  currentTab = name;
   for (const s of document.querySelectorAll(".page")) s.hidden = s.id !== name;
-  for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.tab === name);
-  if (name === "watch") Watch.refreshRuns();
-  if (name === "dashboard") Dash.refreshRuns();
-  history.replaceState(null, "", location.pathname + location.search + "#" + name);
+  for (const b of document.querySelectorAll(".tab")) {
+    b.classList.toggle("active", b.dataset.tab === name);
+    b.setAttribute("aria-selected", b.dataset.tab === name ? "true" : "false");
+  }
+  refreshRuns();
+}
+
+// openTab shows a page as a new history entry, so Back returns to the page before
+function openTab(name) {
+  if (location.hash !== "#" + name) history.pushState(null, "", location.pathname + location.search + "#" + name);
+  showTab(name);
+}
+
+// the page the address names (#watch), on load, on Back and Forward, and when it is edited
+function tabOfAddress() {
+  const t = location.hash.slice(1);
+  return TABS.includes(t) ? t : "play";
+}
+
+function followAddress() {
+  const t = tabOfAddress();
+  if (t !== currentTab) showTab(t);
+}
+
+// the run lists of watch and dashboard, refreshed while one of them is shown (new runs, new
+// generations: the lists name each run's count)
+function refreshRuns() {
+  if (currentTab === "watch") Watch.refreshRuns();
+  if (currentTab === "dashboard") Dash.refreshRuns();
 }
 
 // ---------- play
 
 const Play = {
   board: null, game: null, selected: null, busy: false,
+  gen: 0, // the game's generation: a new game or an undo makes answers to earlier requests stale
 
   init() {
     this.board = new YINSH.Board($("play-board"));
@@ -58,6 +111,7 @@ const Play = {
     this.board.onRow((tok) => this.play([tok]));
     $("new-game").addEventListener("submit", (e) => { e.preventDefault(); this.start(); });
     $("play-undo").addEventListener("click", () => this.undo());
+    $("play-resign").addEventListener("click", () => this.resign());
     $("play-pass").addEventListener("click", () => this.play(["pass"]));
     $("play-keys").addEventListener("submit", (e) => {
       e.preventDefault();
@@ -68,51 +122,103 @@ const Play = {
       if (!this.game) return;
       $("an-input").value = this.game.moves.join(" ");
       $("an-variant").value = this.game.variant;
-      showTab("analyse");
+      openTab("analyse");
       Analyse.load(true);
     });
     this.render();
   },
 
-  message(text) { $("play-message").textContent = text || ""; },
+  message(text, kind) { say($("play-message"), text, kind); },
+
+  // why the human cannot act now ("" if they can)
+  blocked(what) {
+    const g = this.game;
+    if (!g) return "Start a game first (New game).";
+    if (g.result !== "ongoing") return "The game is over: start a new game (New game), or analyse this one.";
+    if (this.busy || !g.your_turn) return "The agent (" + g.agent + ") is thinking: " + what + " once it has moved.";
+    return "";
+  },
+
+  // show makes g the game in play (a new, resumed or changed one)
+  show(g) {
+    this.game = g;
+    $("dl-tokens").href = "/api/games/" + g.id + "/tokens";
+    $("dl-sgf").href = "/api/games/" + g.id + "/sgf";
+    $("ng-variant").value = g.variant;
+    $("ng-color").value = colorWord(g.you);
+    try { localStorage.setItem(GAME_KEY, g.id); } catch (e) { /* storage off: no resume */ }
+  },
 
   async start() {
     this.message("");
+    // a new generation: the agent loop of the game before stops, its answers are dropped
+    const gen = ++this.gen;
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
+    this.resetResign();
+    let g;
     try {
-      this.game = await api("POST", "/api/games", { variant: $("ng-variant").value, color: $("ng-color").value });
-    } catch (e) { this.message(e.message); return; }
-    $("dl-tokens").href = "/api/games/" + this.game.id + "/tokens";
-    $("dl-sgf").href = "/api/games/" + this.game.id + "/sgf";
+      g = await api("POST", "/api/games", { variant: $("ng-variant").value, color: $("ng-color").value });
+    } catch (e) { if (gen === this.gen) this.message(e.message); return; }
+    if (gen !== this.gen) return;
+    this.show(g);
     this.selected = null;
     this.render();
     this.agentLoop();
   },
 
-  // the agent plays while it is its turn, each action drawn as it comes
+  // resume takes up the game of the last visit, which the server keeps for hours
+  async resume() {
+    let id = null;
+    try { id = localStorage.getItem(GAME_KEY); } catch (e) { return; }
+    if (!id || !/^[0-9a-f]{24}$/.test(id)) return;
+    const gen = this.gen;
+    let g;
+    try { g = await api("GET", "/api/games/" + id); } catch (e) {
+      try { localStorage.removeItem(GAME_KEY); } catch (e2) { /* nothing to forget */ }
+      return;
+    }
+    if (gen !== this.gen || this.game) return; // a game was started meanwhile
+    this.show(g);
+    this.message("Resumed your game " + id.slice(0, 8) + " (" + g.moves.length + " actions).", "info");
+    this.render();
+    this.agentLoop();
+  },
+
+  // the agent plays while it is its turn, each action drawn as it comes; a new game or an undo
+  // (a new generation) ends the loop, and the answer it was waiting for is dropped
   async agentLoop() {
     if (this.busy) return;
+    const gen = this.gen;
     this.busy = true;
     $("play-board").dataset.busy = "1";
     try {
-      while (this.game && this.game.result === "ongoing" && !this.game.your_turn) {
+      while (gen === this.gen && this.game && this.game.result === "ongoing" && !this.game.your_turn) {
         this.status("The agent (" + this.game.agent + ") is thinking…");
         const g = await api("POST", "/api/games/" + this.game.id + "/agent");
+        if (gen !== this.gen) return;
         this.game = g;
         this.render();
         if (AGENT_DELAY > 0 && g.result === "ongoing" && !g.your_turn) await sleep(AGENT_DELAY);
       }
-    } catch (e) { this.message(e.message); }
+    } catch (e) { if (gen === this.gen) this.message(e.message); }
+    if (gen !== this.gen) return;
     this.busy = false;
     $("play-board").dataset.busy = "0";
     this.render();
   },
 
   async play(toks) {
-    if (!this.game || this.busy) return false;
+    const why = this.blocked("play");
+    if (why) { this.message(why, "info"); return false; }
     this.message("");
+    const gen = this.gen;
+    let g;
     try {
-      this.game = await api("POST", "/api/games/" + this.game.id + "/play", { actions: toks });
-    } catch (e) { this.message(e.message); this.render(); return false; }
+      g = await api("POST", "/api/games/" + this.game.id + "/play", { actions: toks });
+    } catch (e) { if (gen === this.gen) { this.message(e.message); this.render(); } return false; }
+    if (gen !== this.gen) return false;
+    this.game = g;
     this.selected = null;
     this.render();
     this.agentLoop();
@@ -120,18 +226,67 @@ const Play = {
   },
 
   async undo() {
-    if (!this.game || this.busy) return;
-    try { this.game = await api("POST", "/api/games/" + this.game.id + "/undo"); } catch (e) { this.message(e.message); return; }
+    const g0 = this.game; // undo works after the end too: take back the last decision, play on
+    if (!g0) { this.message("Start a game first (New game).", "info"); return; }
+    if (this.busy) { this.message(this.blocked("undo"), "info"); return; }
+    if (!g0.moves.length) { this.message("Nothing to undo yet.", "info"); return; }
+    const gen = ++this.gen;
+    let g;
+    try { g = await api("POST", "/api/games/" + g0.id + "/undo"); } catch (e) { if (gen === this.gen) this.message(e.message); return; }
+    if (gen !== this.gen) return;
+    this.game = g;
+    this.message("");
     this.selected = null;
     this.render();
     this.agentLoop();
+  },
+
+  // resign asks once more (the button says "Really resign?" for a few seconds), then ends the
+  // game, during the agent's turn too (its loop stops; the server lets its action finish first)
+  async resign() {
+    const g0 = this.game, btn = $("play-resign");
+    if (!g0) { this.message("Start a game first (New game).", "info"); return; }
+    if (g0.result !== "ongoing") { this.message("The game is over already.", "info"); return; }
+    clearTimeout(this.resignTimer);
+    if (btn.dataset.confirm !== "1") {
+      btn.dataset.confirm = "1";
+      btn.textContent = "Really resign?";
+      this.message("Click “Really resign?” to resign: the agent wins this game.", "info");
+      this.resignTimer = setTimeout(() => this.resetResign(), 5000);
+      return;
+    }
+    this.resetResign();
+    const gen = ++this.gen;
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
+    let g;
+    try { g = await api("POST", "/api/games/" + g0.id + "/resign"); } catch (e) {
+      if (gen !== this.gen) return;
+      this.message(e.message);
+      try { this.game = await api("GET", "/api/games/" + g0.id); } catch (e2) { return; }
+      this.render();
+      this.agentLoop();
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.game = g;
+    this.selected = null;
+    this.message("");
+    this.render();
+  },
+
+  resetResign() {
+    const btn = $("play-resign");
+    btn.dataset.confirm = "0";
+    btn.textContent = "Resign";
   },
 
   legal() { return this.game && this.game.your_turn && !this.busy ? this.game.legal : []; },
 
   click(p) {
     const g = this.game;
-    if (!g || !g.your_turn || this.busy) return;
+    const why = this.blocked("play");
+    if (why) { this.message(why, "info"); return; }
     const legal = this.legal();
     switch (g.phase) {
       case "place":
@@ -161,8 +316,28 @@ const Play = {
       else marks.hints = [...new Set(legal.filter((t) => t.includes("-")).map((t) => t.split("-")[0]))];
     }
     if (g.phase === "remove-ring") marks.hints = legal.map((t) => t.slice(1));
-    if (g.phase === "remove-row") marks.rows = legal;
+    if (g.phase === "remove-row") marks.rows = legal.filter((t) => t.startsWith("x") && t.includes("-"));
     this.board.render(g, marks);
+    // the rows to remove also as buttons (overlapping rows of six or more in a line are easier to
+    // tell apart by name), and what the row marks mean
+    const rowBox = $("play-rows");
+    rowBox.replaceChildren();
+    if (marks.rows.length) {
+      rowBox.append("Remove a row: ");
+      for (const tok of marks.rows) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "row-button";
+        b.dataset.action = tok;
+        b.textContent = tok.slice(1);
+        b.addEventListener("click", () => this.play([tok]));
+        rowBox.append(b, " ");
+      }
+    }
+    const legend = [];
+    if ((g.fours || []).length) legend.push("dashed line: a row of four (the circle is the point that makes it five)");
+    if (marks.rows.length) legend.push("solid bar with square ends: a row you may remove (click it)");
+    $("play-legend").textContent = legend.join(" · ");
     $("play-board").dataset.yourTurn = g.your_turn ? "1" : "0";
     $("play-pass").hidden = !legal.includes("pass");
     const head = "You play " + colorWord(g.you) + " against " + g.agent + " (" + g.variant + "). Rings removed: white " + g.rings_removed[0] + ", black " + g.rings_removed[1] + "; markers in the pool " + g.markers_in_pool + ". ";
@@ -177,11 +352,18 @@ const Play = {
       const p = document.createElement("p");
       let t = "Agent played " + av.action + " (" + av.time_ms.toFixed(0) + " ms)";
       if (av.wdl) t += " — its view: win " + pct(av.wdl[0]) + ", draw " + pct(av.wdl[1]) + ", loss " + pct(av.wdl[2]);
-      if (av.top && av.top.length > 1) t += "; considered " + av.top.map((s) => s.action + " (" + s.visits + ")").join(", ");
+      if (av.top && av.top.length > 1) {
+        // the move played first among those searched as much (the server lists it so; kept here
+        // for answers that do not)
+        const top = av.top.slice();
+        const i = top.findIndex((s) => s.action === av.action);
+        if (i > 0 && top[i].visits >= top[0].visits) top.unshift(...top.splice(i, 1));
+        t += "; considered " + top.map((s) => s.action + " (" + s.visits + ")").join(", ");
+      }
       p.textContent = t;
       box.appendChild(p);
     }
-    $("play-moves").textContent = g.moves.length ? "Moves: " + g.moves.join(" ") : "";
+    tokens($("play-moves"), "Moves:", g.moves);
   },
 };
 
@@ -213,16 +395,18 @@ class Stepper {
 // ---------- analyse
 
 const Analyse = {
+  cache: new Map(), // position text → the last analysis of it, drawn whenever the stepper is there
+  seq: 0,
   init() {
     this.board = new YINSH.Board($("an-board"));
     $("an-board").classList.add("view-only"); // no clicks on points: the candidates' numbers show on hover
-    this.stepper = new Stepper(this.board, "an", (v) => { this.result = null; this.draw(v); });
+    this.stepper = new Stepper(this.board, "an", (v) => this.draw(v));
     $("an-load").addEventListener("click", () => this.load(true));
     $("an-go").addEventListener("click", () => this.analyse());
     $("an-heat").addEventListener("change", () => this.draw(this.stepper.current()));
     this.board.render(null);
   },
-  message(t) { $("an-message").textContent = t || ""; },
+  message(t, kind) { say($("an-message"), t, kind); },
 
   async load(toEnd) {
     this.message("");
@@ -238,47 +422,71 @@ const Analyse = {
   },
 
   async analyse() {
-    const v = this.stepper.current();
-    if (!v) { await this.load(true); if (!this.stepper.current()) return; }
-    const cur = this.stepper.current();
+    if (!this.stepper.current()) { await this.load(true); if (!this.stepper.current()) return; }
+    const cur = this.stepper.current(), ply = this.stepper.i;
     const body = { position: cur.position, variant: this.stepper.variant || $("an-variant").value, top: Number($("an-top").value) || 8 };
     if ($("an-movetime").value) body.movetime = Number($("an-movetime").value);
     else if ($("an-sims").value) body.sims = Number($("an-sims").value);
     if ($("an-player").value.trim()) body.player = $("an-player").value.trim();
-    this.message("searching…");
-    try {
-      this.result = await api("POST", "/api/analyze", body);
-      this.message(this.result.player + ": " + this.result.visits + " visits, " + this.result.time_ms.toFixed(0) + " ms of search");
-    } catch (e) { this.message(e.message); this.result = null; }
-    this.draw(cur);
+    // the answer of the latest request only; it is kept for its position and drawn when the
+    // stepper is there (now, or when stepped back to it)
+    const seq = ++this.seq;
+    this.pending = true;
+    this.message("searching ply " + ply + "…", "info");
+    let r;
+    try { r = await api("POST", "/api/analyze", body); } catch (e) {
+      if (seq === this.seq) { this.pending = false; this.message(e.message); }
+      return;
+    }
+    if (this.cache.size >= 500) this.cache.delete(this.cache.keys().next().value);
+    this.cache.set(cur.position, r);
+    if (seq !== this.seq) return;
+    this.pending = false;
+    this.draw(this.stepper.current());
+    const here = this.stepper.current() && this.stepper.current().position === cur.position;
+    if (!here) this.message("Analysed ply " + ply + ": " + this.summary(r) + " Step back to it to see it.", "info");
+  },
+
+  // summary says what the analysis is: a search's visits, or a non-searching player's choice
+  summary(r) {
+    if (!r.searched) return r.player + " does not search: its move is " + r.best + (r.top.length ? ", with its candidates below" : "") + ".";
+    return r.player + ": " + r.visits + " visits, " + r.time_ms.toFixed(0) + " ms of search; best " + r.best + ".";
   },
 
   draw(view) {
-    const r = this.result;
+    const r = view ? this.cache.get(view.position) : undefined;
+    if (!this.pending) this.message(r ? this.summary(r) : "", "info"); // what is drawn, once no search runs
     const marks = {};
     const table = $("an-table"), wdl = $("an-wdl");
-    table.replaceChildren(); wdl.replaceChildren(); $("an-pv").textContent = "";
-    if (r && view && r.position === view.position) {
-      const maxV = Math.max(1, ...r.top.map((a) => a.visits));
-      marks.arrows = r.top.map((a, i) => ({ token: a.action, label: String(i + 1), weight: r.searched ? a.visits / maxV : a.prior,
-        title: a.action + ": prior " + a.prior.toFixed(3) + ", visits " + a.visits + ", Q " + (a.q === null ? "–" : a.q.toFixed(3)) }));
+    table.replaceChildren(); wdl.replaceChildren(); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
+    if (r) {
+      // a non-searching player (heuristic, random) may give no candidates: its best move alone
+      const top = r.top.length ? r.top : r.best ? [{ action: r.best, prior: null, visits: 0, q: null }] : [];
+      const maxV = Math.max(1, ...top.map((a) => a.visits));
+      const num = (x, d) => (x === null || x === undefined ? "–" : x.toFixed(d));
+      marks.arrows = top.map((a, i) => ({ token: a.action, label: r.top.length ? String(i + 1) : "best",
+        weight: r.searched ? a.visits / maxV : a.prior || 0.5,
+        title: a.action + ": prior " + num(a.prior, 3) + ", visits " + a.visits + ", Q " + num(a.q, 3) }));
       if (r.wdl) {
         for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
           const d = document.createElement("div");
           d.className = "wdl-" + cls;
           d.style.width = (100 * r.wdl[k]).toFixed(1) + "%";
           d.textContent = pct(r.wdl[k]);
-          d.title = cls + " for " + colorWord(r.side);
+          d.title = cls + " " + pct(r.wdl[k]) + " for " + colorWord(r.side);
           wdl.appendChild(d);
         }
+        // a segment too narrow for its number shows none (the caption has them all)
+        for (const d of wdl.children) if (d.scrollWidth > d.clientWidth + 1) d.textContent = "";
+        $("an-wdl-caption").textContent = "For " + colorWord(r.side) + " (to act): win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]) + ".";
       }
       const head = table.insertRow();
       for (const h of ["#", "action", "prior", "visits", "Q"]) { const th = document.createElement("th"); th.textContent = h; head.appendChild(th); }
-      r.top.forEach((a, i) => {
+      top.forEach((a, i) => {
         const tr = table.insertRow();
-        for (const c of [i + 1, a.action, a.prior.toFixed(3), a.visits, a.q === null ? "–" : a.q.toFixed(3)]) tr.insertCell().textContent = c;
+        for (const c of [r.top.length ? i + 1 : "best", a.action, num(a.prior, 3), r.searched ? a.visits : "–", num(a.q, 3)]) tr.insertCell().textContent = c;
       });
-      $("an-pv").textContent = r.pv.length ? "PV: " + r.pv.join(" ") : "";
+      tokens($("an-pv"), "PV:", r.pv);
       const heatBy = $("an-heat").value;
       const policy = r.policy || []; // omitted for players that do not search
       if (heatBy && policy.length) {
@@ -302,15 +510,20 @@ const Analyse = {
 
 // ---------- runs (watch and dashboard)
 
+// listRuns fills a run selector from /api/runs (each run with its counts), keeping the choice;
+// it leaves the selector alone when nothing changed (it is called every few seconds)
 async function listRuns(select) {
   const keep = select.value;
   let runs = [];
-  try { runs = (await api("GET", "/api/runs")).runs; } catch (e) { return []; }
+  try { runs = (await api("GET", "/api/runs")).runs; } catch (e) { return null; }
+  const label = (r) => r.name + " (" + r.generations + " gen, " + (r.shards + r.live) + " shards" + (r.sgf ? ", " + r.sgf + " sgf" : "") + ")";
+  const now = [...select.options].map((o) => o.value + "\n" + o.textContent).join("\n");
+  if (now === runs.map((r) => r.name + "\n" + label(r)).join("\n")) return runs;
   select.replaceChildren();
   for (const r of runs) {
     const o = document.createElement("option");
     o.value = r.name;
-    o.textContent = r.name + " (" + r.generations + " gen, " + (r.shards + r.live) + " shards" + (r.sgf ? ", " + r.sgf + " sgf" : "") + ")";
+    o.textContent = label(r);
     select.appendChild(o);
   }
   if (keep && runs.some((r) => r.name === keep)) select.value = keep;
@@ -328,7 +541,8 @@ const Watch = {
   },
   async refreshRuns() {
     const runs = await listRuns($("w-run"));
-    if (!runs.length) { $("w-message").textContent = "No runs (start yinsh serve with --runs DIR)."; return; }
+    if (!runs) return;
+    if (!runs.length) { say($("w-message"), "No runs (start yinsh serve with --runs DIR).", "info"); return; }
     if (this.run !== $("w-run").value) this.open();
   },
   async open() {
@@ -349,10 +563,10 @@ const Watch = {
     if (!this.run) { t.replaceChildren(); return; }
     const seq = this.listSeq = (this.listSeq || 0) + 1;
     let d;
-    try { d = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/games"); } catch (e) { $("w-message").textContent = e.message; return; }
+    try { d = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/games"); } catch (e) { say($("w-message"), e.message); return; }
     if (seq !== this.listSeq) return; // a later listing is on its way
     t.replaceChildren();
-    $("w-message").textContent = d.games.length + " games in " + d.shards + " shards" + (d.sgf.length ? ", " + d.sgf.length + " SGF files" : "");
+    say($("w-message"), d.games.length + " games in " + d.shards + " shards" + (d.sgf.length ? ", " + d.sgf.length + " SGF files" : ""), "info");
     const head = t.insertRow();
     for (const h of ["shard", "#", "generator", "result", "length"]) { const th = document.createElement("th"); th.textContent = h; head.appendChild(th); }
     for (const f of d.sgf) {
@@ -373,7 +587,7 @@ const Watch = {
       if (seq !== this.seq) return;
       $("w-title").textContent = r.generator + " · game " + r.id + " · " + r.variant + " · result " + r.recorded_result;
       this.stepper.set(r, toEnd ? undefined : 0);
-    } catch (e) { $("w-message").textContent = e.message; }
+    } catch (e) { say($("w-message"), e.message); }
   },
   async showSGF(f) {
     const seq = this.seq = (this.seq || 0) + 1;
@@ -382,7 +596,7 @@ const Watch = {
       if (seq !== this.seq) return;
       $("w-title").textContent = f + " · " + r.variant + " · result " + r.recorded_result;
       this.stepper.set(r, 0);
-    } catch (e) { $("w-message").textContent = e.message; }
+    } catch (e) { say($("w-message"), e.message); }
   },
 };
 
@@ -454,15 +668,18 @@ const Dash = {
   },
   async refreshRuns() {
     const runs = await listRuns($("d-run"));
+    if (!runs) return;
     const cmp = $("d-compare"), keep = new Set([...cmp.selectedOptions].map((o) => o.value));
-    cmp.replaceChildren();
-    for (const r of runs) {
-      const o = document.createElement("option");
-      o.value = o.textContent = r.name;
-      o.selected = keep.has(r.name);
-      cmp.appendChild(o);
+    if ([...cmp.options].map((o) => o.value).join("\n") !== runs.map((r) => r.name).join("\n")) {
+      cmp.replaceChildren();
+      for (const r of runs) {
+        const o = document.createElement("option");
+        o.value = o.textContent = r.name;
+        o.selected = keep.has(r.name);
+        cmp.appendChild(o);
+      }
     }
-    if (!runs.length) { $("d-live").textContent = "No runs (start yinsh serve with --runs DIR)."; this.draw(); return; }
+    if (!runs.length) { say($("d-live"), "No runs (start yinsh serve with --runs DIR).", "info"); this.draw(); return; }
     if (this.selected().join("\n") !== this.names.join("\n")) this.open();
   },
   selected() {
@@ -483,10 +700,10 @@ const Dash = {
         if (d.reset) r.lines = [];
         r.lines.push(...d.lines);
         const counts = this.names.map((n) => (this.names.length > 1 ? n + " " : "") + this.runs[n].lines.length + " generations");
-        $("d-live").textContent = "live: " + counts.join(", ") + " (updated " + new Date().toLocaleTimeString() + ")";
+        say($("d-live"), "live: " + counts.join(", ") + " (updated " + new Date().toLocaleTimeString() + ")", "info");
         this.draw();
       });
-      r.es.onerror = () => { $("d-live").textContent = "disconnected, retrying…"; };
+      r.es.onerror = () => { say($("d-live"), "disconnected, retrying…"); };
       this.runs[name] = r;
     }
     this.draw();
@@ -536,7 +753,10 @@ const Dash = {
 // ---------- start
 
 window.addEventListener("DOMContentLoaded", async () => {
-  for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => openTab(b.dataset.tab));
+  window.addEventListener("hashchange", followAddress);
+  window.addEventListener("popstate", followAddress);
+  if (RUNS_POLL > 0) setInterval(() => { if (!document.hidden) refreshRuns(); }, RUNS_POLL);
   Play.init();
   try {
     // the page carries the /api/info answer inlined (one request fewer); ask for it otherwise
@@ -548,7 +768,7 @@ window.addEventListener("DOMContentLoaded", async () => {
     if (info.sims) $("an-sims").value = Math.min(info.sims, info.max_sims);
     Play.info = info;
   } catch (e) { $("server-info").textContent = e.message; }
-  const tab = location.hash.slice(1);
-  showTab(["play", "analyse", "watch", "dashboard"].includes(tab) ? tab : "play");
+  showTab(tabOfAddress());
+  await Play.resume();
   document.body.dataset.ready = "1";
 });

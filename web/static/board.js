@@ -112,6 +112,7 @@ const YINSH = (() => {
       const board = view ? view.board : "";
       this.svg.dataset.phase = view ? view.phase : "";
       this.svg.dataset.result = view ? view.result : "";
+      this.svg.dataset.position = view ? view.position || "" : "";
       if (marks.heat) {
         for (const name in marks.heat) {
           const p = byName[name], v = marks.heat[name];
@@ -119,11 +120,14 @@ const YINSH = (() => {
         }
       }
       if (view) {
+        // a row of four: a dashed line over the window and a hollow circle on the point that
+        // completes it (rows to remove are solid bars: the two differ by more than colour)
         for (const f of view.fours || []) {
           const [a, b] = f.row.split("-");
           const pa = byName[a], pb = byName[b], pf = byName[f.fifth];
-          el("line", { x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y, class: "four four-" + f.color }, this.gFours);
-          el("circle", { cx: pf.x, cy: pf.y, r: 6, class: "four-fifth four-" + f.color }, this.gFours);
+          if (!pa || !pb || !pf) continue;
+          el("line", { x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y, class: "four four-" + f.color, "data-four": f.row }, this.gFours);
+          el("circle", { cx: pf.x, cy: pf.y, r: 9, class: "four-fifth four-" + f.color }, this.gFours);
         }
         if (view.last) this.drawLast(view.last, board);
       }
@@ -143,14 +147,49 @@ const YINSH = (() => {
         const p = byName[marks.selected];
         el("circle", { cx: p.x, cy: p.y, r: S * 0.44, class: "selected" }, this.gHints);
       }
-      for (const a of marks.arrows || []) this.drawArrow(a);
-      this.gRows.classList.toggle("active", (marks.rows || []).length > 0);
-      for (const tok of marks.rows || []) {
+      this.drawArrows(marks.arrows || []);
+      this.drawRows(marks.rows || []);
+    }
+
+    // drawRows offers rows to remove as solid bars. Rows on one line that share points (six or
+    // more in a line) are drawn side by side, shifted across the line, so each has its own bar to
+    // click; hovering one marks its five points.
+    drawRows(toks) {
+      const rows = [];
+      for (const tok of toks) {
         const t = parseToken(tok);
-        const pa = byName[t.from], pb = byName[t.to];
-        const ln = el("line", { x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y, class: "row-choice", "data-action": tok }, this.gRows);
-        ln.addEventListener("click", () => this.handlers.row && this.handlers.row(tok));
+        if (!t || t.kind !== "row" || !byName[t.from] || !byName[t.to]) continue;
+        const pts = linePoints(t.from, t.to), pa = byName[t.from], pb = byName[t.to];
+        const len = Math.hypot(pb.x - pa.x, pb.y - pa.y) || 1;
+        rows.push({ tok, pts, pa, pb, dir: [(pb.x - pa.x) / len, (pb.y - pa.y) / len], slot: 0 });
       }
+      const parallel = (a, b) => Math.abs(a.dir[0] * b.dir[1] - a.dir[1] * b.dir[0]) < 1e-6;
+      const overlap = (a, b) => parallel(a, b) && a.pts.some((p) => b.pts.includes(p));
+      // a slot per row, different from the slots of the rows it overlaps; then each group of
+      // overlapping rows is centred on its line
+      rows.forEach((r, i) => {
+        const used = new Set(rows.slice(0, i).filter((o) => overlap(o, r)).map((o) => o.slot));
+        while (used.has(r.slot)) r.slot++;
+      });
+      const GAP = 12;
+      for (const r of rows) {
+        const group = rows.filter((o) => o === r || overlap(o, r));
+        const n = Math.max(...group.map((o) => o.slot)) + 1;
+        const off = (r.slot - (n - 1) / 2) * GAP, nx = -r.dir[1] * off, ny = r.dir[0] * off;
+        const g = el("g", { class: "row-choice-g", "data-action": r.tok }, this.gRows);
+        for (const p of r.pts) {
+          const q = byName[p];
+          el("circle", { cx: q.x, cy: q.y, r: S * 0.3, class: "row-point" }, g);
+        }
+        const x1 = r.pa.x + nx, y1 = r.pa.y + ny, x2 = r.pb.x + nx, y2 = r.pb.y + ny;
+        el("line", { x1, y1, x2, y2, class: "row-bar" }, g);
+        el("rect", { x: x1 - 4, y: y1 - 4, width: 8, height: 8, class: "row-end" }, g);
+        el("rect", { x: x2 - 4, y: y2 - 4, width: 8, height: 8, class: "row-end" }, g);
+        const hit = el("line", { x1, y1, x2, y2, class: "row-choice", "data-action": r.tok, "stroke-width": n > 1 ? GAP : 16 }, g);
+        el("title", {}, hit).textContent = "remove the row " + r.tok.slice(1);
+        hit.addEventListener("click", () => this.handlers.row && this.handlers.row(r.tok));
+      }
+      this.gRows.classList.toggle("active", rows.length > 0);
     }
 
     drawLast(tok, board) {
@@ -178,26 +217,44 @@ const YINSH = (() => {
       }
     }
 
-    drawArrow(a) {
-      const t = parseToken(a.token);
-      if (!t || t.kind === "pass") return;
-      const w = 2 + 6 * (a.weight || 0);
-      let lx, ly;
-      if (t.kind === "move" || t.kind === "row") {
-        const p = byName[t.from], q = byName[t.to];
-        el("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y, class: "arrow arrow-" + t.kind, "stroke-width": w.toFixed(1) }, this.gArrows);
-        el("circle", { cx: q.x, cy: q.y, r: 4 + w / 2, class: "arrowhead" }, this.gArrows);
-        lx = q.x; ly = q.y;
-      } else {
-        const p = byName[t.at];
-        el("circle", { cx: p.x, cy: p.y, r: S * 0.3, class: "arrow-spot", "stroke-width": w.toFixed(1) }, this.gArrows);
-        lx = p.x; ly = p.y;
+    // drawArrows draws candidates: a line or a spot each, and its label beside the point it ends
+    // on; labels of candidates that end on one point are set around it, not on each other, and
+    // that point's hover target gives all their numbers.
+    drawArrows(arrows) {
+      const LABEL_AT = [[10, -9], [10, 15], [-20, -9], [-20, 15], [-5, -19], [-5, 26], [22, 3], [-31, 3]];
+      const at = {}; // point → [{label, title}]
+      for (const a of arrows) {
+        const t = parseToken(a.token);
+        if (!t || t.kind === "pass") continue;
+        const w = 2 + 6 * (a.weight || 0);
+        let end;
+        if (t.kind === "move" || t.kind === "row") {
+          const p = byName[t.from], q = byName[t.to];
+          if (!p || !q) continue;
+          el("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y, class: "arrow arrow-" + t.kind, "stroke-width": w.toFixed(1) }, this.gArrows);
+          el("circle", { cx: q.x, cy: q.y, r: 4 + w / 2, class: "arrowhead" }, this.gArrows);
+          end = t.to;
+        } else {
+          const p = byName[t.at];
+          if (!p) continue;
+          el("circle", { cx: p.x, cy: p.y, r: S * 0.3, class: "arrow-spot", "stroke-width": w.toFixed(1) }, this.gArrows);
+          end = t.at;
+        }
+        (at[end] = at[end] || []).push(a);
       }
-      if (a.label) el("text", { x: lx + 9, y: ly - 9, class: "arrow-label" }, this.gArrows).textContent = a.label;
-      if (a.title) {
-        // the candidate's numbers where the pointer is: a hover target over the destination
-        const hot = el("circle", { cx: lx, cy: ly, r: 12, class: "arrow-hover" }, this.gArrows);
-        el("title", {}, hot).textContent = a.title;
+      for (const name in at) {
+        const p = byName[name], list = at[name];
+        list.forEach((a, k) => {
+          if (!a.label) return;
+          const [dx, dy] = LABEL_AT[k % LABEL_AT.length], ring = 1 + Math.floor(k / LABEL_AT.length);
+          el("text", { x: p.x + dx * ring, y: p.y + dy * ring, class: "arrow-label", "data-label": a.label }, this.gArrows).textContent = a.label;
+        });
+        const titles = list.filter((a) => a.title).map((a) => (a.label ? a.label + ". " : "") + a.title);
+        if (titles.length) {
+          // the candidates' numbers where the pointer is: a hover target over the point
+          const hot = el("circle", { cx: p.x, cy: p.y, r: 12, class: "arrow-hover" }, this.gArrows);
+          el("title", {}, hot).textContent = titles.join("\n");
+        }
       }
     }
   }
