@@ -45,6 +45,114 @@ function tokens(el, label, toks) {
 const colorWord = (c) => (c === "w" ? "white" : "black");
 const phaseWord = { place: "place a ring", move: "move a ring", "remove-row": "remove one of your rows", "remove-ring": "remove one of your rings" };
 
+const other = (c) => (c === "w" ? "b" : "w");
+
+// actorsOf says who played each action of a game from the start, from the tokens alone: placements
+// alternate from white; a ring move is by its ring's owner and a pass by the side after the last
+// mover; a ring removal by the ring's owner; a row removal by the owner of the ring removed right
+// after it (toAct, the side to act now, for a row whose ring is still to come).
+function actorsOf(moves, toAct) {
+  const rings = {}; // point → colour of the ring on it
+  let mover = "b"; // who made the last placement, ring move or pass
+  return moves.map((tok, i) => {
+    const t = YINSH.parseToken(tok);
+    switch (t && t.kind) {
+      case "place": mover = other(mover); rings[t.at] = mover; return mover;
+      case "move": mover = rings[t.from] || other(mover); delete rings[t.from]; rings[t.to] = mover; return mover;
+      case "pass": mover = other(mover); return mover;
+      case "ring": { const c = rings[t.at] || mover; delete rings[t.at]; return c; }
+      case "row": {
+        const n = i + 1 < moves.length ? YINSH.parseToken(moves[i + 1]) : null;
+        return n && n.kind === "ring" && rings[n.at] ? rings[n.at] : i + 1 === moves.length && toAct ? toAct : mover;
+      }
+      default: return mover;
+    }
+  });
+}
+
+// moveList fills el with the numbered move list: a turn is one player's actions in a row (a ring
+// move with the rows and rings it removes, or the rows the opponent's move gave them), and each
+// numbered line holds white's turn and black's after it. actors[i] is who played moves[i]; the
+// action that leads to ply cur is marked; a click on an action calls pick with the ply after it.
+function moveList(el, moves, actors, cur, pick) {
+  el.replaceChildren();
+  const turns = [];
+  moves.forEach((tok, i) => {
+    const t = turns[turns.length - 1];
+    if (t && t.color === actors[i]) t.acts.push(i);
+    else turns.push({ color: actors[i], acts: [i] });
+  });
+  let line = null, n = 0, mark = null;
+  const cell = (cls, text) => {
+    const d = document.createElement("span");
+    d.className = cls;
+    if (text) d.textContent = text;
+    el.append(d, " ");
+    return d;
+  };
+  for (const t of turns) {
+    if (!line || t.color === "w" || line.b) {
+      n++;
+      line = { num: cell("ml-num", n + "."), w: null, b: null };
+      if (t.color === "b") line.w = cell("ml-turn ml-w ml-empty", "…");
+    }
+    const c = cell("ml-turn ml-" + t.color);
+    c.dataset.turn = String(n);
+    c.dataset.color = t.color;
+    c.title = (t.color === "w" ? "white" : "black") + "'s turn " + n;
+    t.acts.forEach((i) => {
+      const a = document.createElement("button");
+      a.type = "button";
+      a.className = "mv tok";
+      a.dataset.ply = String(i + 1);
+      a.textContent = moves[i];
+      if (i + 1 === cur) { a.classList.add("cur"); a.setAttribute("aria-current", "step"); mark = a; }
+      if (pick) a.addEventListener("click", () => pick(i + 1));
+      c.append(a, " ");
+    });
+    line[t.color] = c;
+  }
+  // keep the marked action in sight, scrolling the list only (not the page)
+  if (mark && el.scrollHeight > el.clientHeight) {
+    const top = mark.offsetTop - el.offsetTop, h = mark.offsetHeight;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + h > el.scrollTop + el.clientHeight) el.scrollTop = top + h - el.clientHeight;
+  }
+}
+
+// boardInfo fills el, the bar over a board, with both sides: the rings each has removed as a tray
+// (the score: 3 to win, blitz 1), and which side acts now and what it does, or the result.
+function boardInfo(el, view, variant) {
+  el.replaceChildren();
+  if (!view) return;
+  const need = variant === "blitz" ? 1 : 3;
+  const over = view.result && view.result !== "ongoing";
+  el.dataset.toAct = over ? "" : view.to_act;
+  [["w", 0], ["b", 1]].forEach(([c, k]) => {
+    const side = document.createElement("div");
+    const acts = !over && view.to_act === c, won = over && view.result === (c === "w" ? "white" : "black");
+    side.className = "side side-" + c + (acts ? " to-act" : "") + (won ? " won" : "");
+    side.dataset.color = c;
+    const name = document.createElement("span");
+    name.className = "side-name";
+    name.textContent = c === "w" ? "White" : "Black";
+    const tray = svgEl("svg", { class: "tray", viewBox: "0 0 " + (need * 22 + 2) + " 24", role: "img",
+      "aria-label": colorWord(c) + " has removed " + view.rings_removed[k] + " of " + need + " rings" });
+    for (let j = 0; j < need; j++) {
+      const got = j < view.rings_removed[k];
+      svgEl("circle", { cx: 12 + 22 * j, cy: 12, r: 8, class: got ? "tray-ring ring-" + c : "tray-slot", "data-removed": got ? "1" : "0" }, tray);
+    }
+    const score = document.createElement("span");
+    score.className = "score";
+    score.textContent = view.rings_removed[k] + "/" + need;
+    const tag = document.createElement("span");
+    tag.className = "side-tag";
+    tag.textContent = acts ? "▶ to act: " + (phaseWord[view.phase] || view.phase) : won ? "wins" : over && view.result === "draw" ? "draw" : "";
+    side.append(name, tray, score, tag);
+    el.appendChild(side);
+  });
+}
+
 function resultText(view) {
   if (view.result === "ongoing") return "";
   if (view.result === "draw") return "Draw.";
@@ -118,13 +226,7 @@ const Play = {
       const toks = $("play-tokens").value.trim().toLowerCase().split(/[\s,]+/).filter(Boolean);
       if (toks.length) this.play(toks).then((ok) => { if (ok) $("play-tokens").value = ""; });
     });
-    $("play-to-analyse").addEventListener("click", () => {
-      if (!this.game) return;
-      $("an-input").value = this.game.moves.join(" ");
-      $("an-variant").value = this.game.variant;
-      openTab("analyse");
-      Analyse.load(true);
-    });
+    $("play-to-analyse").addEventListener("click", () => this.toAnalyse());
     this.render();
   },
 
@@ -307,7 +409,7 @@ const Play = {
 
   render() {
     const g = this.game;
-    if (!g) { this.board.render(null); return; }
+    if (!g) { this.board.render(null); boardInfo($("play-info"), null); return; }
     const legal = this.legal();
     const marks = { hints: [], rows: [], selected: this.selected };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
@@ -363,7 +465,17 @@ const Play = {
       p.textContent = t;
       box.appendChild(p);
     }
-    tokens($("play-moves"), "Moves:", g.moves);
+    boardInfo($("play-info"), g, g.variant);
+    moveList($("play-moves"), g.moves, actorsOf(g.moves, g.to_act), g.moves.length, (ply) => this.toAnalyse(ply));
+  },
+
+  // toAnalyse opens this game on the analysis board, at ply (the end without one)
+  toAnalyse(ply) {
+    if (!this.game) return;
+    $("an-input").value = this.game.moves.join(" ");
+    $("an-variant").value = this.game.variant;
+    openTab("analyse");
+    Analyse.load(ply);
   },
 };
 
@@ -378,7 +490,9 @@ class Stepper {
     $(prefix + "-prev").addEventListener("click", () => this.go(this.i - 1));
     $(prefix + "-next").addEventListener("click", () => this.go(this.i + 1));
     $(prefix + "-last").addEventListener("click", () => this.go(this.plies.length - 1));
+    $(prefix + "-flip").addEventListener("click", () => this.flip());
   }
+  flip() { this.board.flip(); $(this.prefix + "-flip").setAttribute("aria-pressed", this.board.flipped ? "true" : "false"); }
   set(replay, at) {
     this.plies = replay.plies; this.moves = replay.moves; this.variant = replay.variant;
     this.go(at === undefined ? this.plies.length - 1 : at);
@@ -389,6 +503,8 @@ class Stepper {
     this.i = Math.max(0, Math.min(this.plies.length - 1, i));
     $(this.prefix + "-ply").textContent = "ply " + this.i + "/" + (this.plies.length - 1) + (this.i > 0 ? " · " + this.moves[this.i - 1] : "");
     if (this.onChange) this.onChange(this.current()); else this.board.render(this.current());
+    boardInfo($(this.prefix + "-info"), this.current(), this.variant);
+    moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
   }
 }
 
@@ -401,14 +517,15 @@ const Analyse = {
     this.board = new YINSH.Board($("an-board"));
     $("an-board").classList.add("view-only"); // no clicks on points: the candidates' numbers show on hover
     this.stepper = new Stepper(this.board, "an", (v) => this.draw(v));
-    $("an-load").addEventListener("click", () => this.load(true));
+    $("an-load").addEventListener("click", () => this.load());
     $("an-go").addEventListener("click", () => this.analyse());
     $("an-heat").addEventListener("change", () => this.draw(this.stepper.current()));
     this.board.render(null);
   },
   message(t, kind) { say($("an-message"), t, kind); },
 
-  async load(toEnd) {
+  // load replays the input onto the stepper, at ply at (the end without one)
+  async load(at) {
     this.message("");
     const text = $("an-input").value.trim();
     const body = { variant: $("an-variant").value };
@@ -417,12 +534,12 @@ const Analyse = {
     else body.tokens = text;
     try {
       const r = await api("POST", "/api/replay", body);
-      this.stepper.set(r, toEnd ? undefined : 0);
+      this.stepper.set(r, at);
     } catch (e) { this.message(e.message); }
   },
 
   async analyse() {
-    if (!this.stepper.current()) { await this.load(true); if (!this.stepper.current()) return; }
+    if (!this.stepper.current()) { await this.load(); if (!this.stepper.current()) return; }
     const cur = this.stepper.current(), ply = this.stepper.i;
     const body = { position: cur.position, variant: this.stepper.variant || $("an-variant").value, top: Number($("an-top").value) || 8 };
     if ($("an-movetime").value) body.movetime = Number($("an-movetime").value);
@@ -478,6 +595,8 @@ const Analyse = {
         }
         // a segment too narrow for its number shows none (the caption has them all)
         for (const d of wdl.children) if (d.scrollWidth > d.clientWidth + 1) d.textContent = "";
+        wdl.dataset.side = r.side;
+        wdl.setAttribute("aria-label", colorWord(r.side) + "'s view: win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]));
         $("an-wdl-caption").textContent = "For " + colorWord(r.side) + " (to act): win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]) + ".";
       }
       const head = table.insertRow();
@@ -750,11 +869,33 @@ const Dash = {
   },
 };
 
+// ---------- keys: in Analyse and Watch, ← → step a ply, Home and End go to the first and last, f flips
+// the board; not while typing in a field, not with a modifier held
+
+function keys(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target, tag = t && t.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable)) return;
+  const v = currentTab === "analyse" ? Analyse : currentTab === "watch" ? Watch : null;
+  const s = v && v.stepper;
+  if (!s) return;
+  switch (e.key) {
+    case "ArrowLeft": s.go(s.i - 1); break;
+    case "ArrowRight": s.go(s.i + 1); break;
+    case "Home": s.go(0); break;
+    case "End": s.go(s.plies.length - 1); break;
+    case "f": case "F": s.flip(); break;
+    default: return;
+  }
+  e.preventDefault();
+}
+
 // ---------- start
 
 window.addEventListener("DOMContentLoaded", async () => {
   for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => openTab(b.dataset.tab));
   window.addEventListener("hashchange", followAddress);
+  document.addEventListener("keydown", keys);
   window.addEventListener("popstate", followAddress);
   if (RUNS_POLL > 0) setInterval(() => { if (!document.hidden) refreshRuns(); }, RUNS_POLL);
   Play.init();

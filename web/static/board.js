@@ -19,6 +19,8 @@ const YINSH = (() => {
     }
   });
   const valid = (c, r) => c >= 0 && c < 11 && r >= RANGES[c][0] && r <= RANGES[c][1];
+  // the centre of the points (a4..g11 span y = 50 .. 50 + 9S): the board turns about it
+  const CX = X0 + 5 * S * 0.8660254, CY = 50 + 4.5 * S;
   const at = (c, r) => ({ x: X0 + c * S * 0.8660254, y: Y0 - (r - c / 2) * S });
 
   function el(name, attrs, parent) {
@@ -61,15 +63,20 @@ const YINSH = (() => {
       this.svg = svg;
       this.handlers = { point: null, row: null };
       svg.setAttribute("viewBox", "0 0 " + (X0 * 2 + 10 * S * 0.866) + " " + (Y0 + 1.9 * S + 20));
-      this.gGrid = el("g", { class: "grid" }, svg);
-      this.gHeat = el("g", { class: "heat" }, svg);
-      this.gFours = el("g", { class: "fours" }, svg);
-      this.gLast = el("g", { class: "last" }, svg);
-      this.gPieces = el("g", { class: "pieces" }, svg);
-      this.gHints = el("g", { class: "hints" }, svg);
-      this.gArrows = el("g", { class: "arrows" }, svg);
-      this.gTargets = el("g", { class: "targets" }, svg);
-      this.gRows = el("g", { class: "rows" }, svg);
+      // everything in one group, which flip turns by 180° about the board's centre (the board is
+      // symmetric under that turn; texts are turned back so they stay upright)
+      this.flipped = false;
+      this.gRoot = el("g", { class: "root" }, svg);
+      const root = this.gRoot;
+      this.gGrid = el("g", { class: "grid" }, root);
+      this.gHeat = el("g", { class: "heat" }, root);
+      this.gFours = el("g", { class: "fours" }, root);
+      this.gLast = el("g", { class: "last" }, root);
+      this.gPieces = el("g", { class: "pieces" }, root);
+      this.gHints = el("g", { class: "hints" }, root);
+      this.gArrows = el("g", { class: "arrows" }, root);
+      this.gTargets = el("g", { class: "targets" }, root);
+      this.gRows = el("g", { class: "rows" }, root);
       this.drawGrid();
       for (const p of points) {
         const t = el("circle", { cx: p.x, cy: p.y, r: S * 0.45, class: "target", "data-point": p.name }, this.gTargets);
@@ -97,6 +104,25 @@ const YINSH = (() => {
         for (let c = 0; c < 11; c++) if (valid(c, r)) cmin = Math.min(cmin, c);
         const q = at(cmin - 0.8, r);
         el("text", { x: q.x, y: q.y + 4, class: "coord coord-row" }, this.gGrid).textContent = r;
+      }
+    }
+
+    // flip turns the board by 180° (black's side at the bottom) or back; on: true, false or
+    // undefined to toggle. It returns whether the board is flipped now.
+    flip(on) {
+      this.flipped = on === undefined ? !this.flipped : !!on;
+      if (this.flipped) this.gRoot.setAttribute("transform", `rotate(180 ${CX} ${CY})`);
+      else this.gRoot.removeAttribute("transform");
+      this.svg.dataset.flipped = this.flipped ? "1" : "0";
+      this.uprightTexts();
+      return this.flipped;
+    }
+
+    // uprightTexts turns each text back about its own anchor on a flipped board
+    uprightTexts() {
+      for (const t of this.gRoot.querySelectorAll("text")) {
+        if (this.flipped) t.setAttribute("transform", `rotate(180 ${t.getAttribute("x")} ${t.getAttribute("y")})`);
+        else t.removeAttribute("transform");
       }
     }
 
@@ -149,6 +175,7 @@ const YINSH = (() => {
       }
       this.drawArrows(marks.arrows || []);
       this.drawRows(marks.rows || []);
+      if (this.flipped) this.uprightTexts();
     }
 
     // drawRows offers rows to remove as solid bars. Rows on one line that share points (six or
