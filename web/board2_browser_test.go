@@ -132,6 +132,17 @@ func TestBrowserMoveList(t *testing.T) {
 		t.Errorf("Play marks ply %s, want the last, %d", last, len(g.Moves))
 	}
 
+	// a long list scrolls itself (not the page) to keep the marked action in sight
+	inSight := func(list string) string {
+		return eval[string](b, `(() => { const el = document.getElementById('`+list+`'), m = el.querySelector('.mv.cur');
+		  const a = el.getBoundingClientRect(), c = m.getBoundingClientRect();
+		  return el.scrollHeight > el.clientHeight + 20 && c.top >= a.top - 1 && c.bottom <= a.bottom + 1 ? 'ok' :
+		    'list ' + a.top + '..' + a.bottom + ' (scroll ' + el.scrollTop + ' of ' + el.scrollHeight + '), mark ' + c.top + '..' + c.bottom; })()`)
+	}
+	if s := inSight("play-moves"); s != "ok" {
+		t.Errorf("Play's last action is not in sight: %s", s)
+	}
+
 	// a click on the 7th action opens ply 7 in Analyse
 	b.click(`#play-moves .mv[data-ply="7"]`)
 	b.waitJS("ply 7 in Analyse", `!document.getElementById('analyse').hidden && document.getElementById('an-ply').textContent.startsWith('ply 7/`+fmt.Sprint(len(g.Moves))+`')`,
@@ -143,6 +154,13 @@ func TestBrowserMoveList(t *testing.T) {
 	  rings: document.querySelectorAll('#an-board .ring').length})`)
 	if fmt.Sprint(st["cur"]) != fmt.Sprintf("[7 %s]", g.Moves[6]) || st["rings"] != 7.0 {
 		t.Fatalf("at ply 7: %v", st)
+	}
+	if s := inSight("an-moves"); s != "ok" {
+		t.Errorf("Analyse's ply 7 is not in sight: %s", s)
+	}
+	b.do("end", chromedp.KeyEvent(kb.End))
+	if s := inSight("an-moves"); s != "ok" {
+		t.Errorf("Analyse's last ply is not in sight: %s", s)
 	}
 	// in Analyse a click goes to the ply it names
 	b.click(`#an-moves .mv[data-ply="12"]`)

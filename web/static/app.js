@@ -114,7 +114,7 @@ function moveList(el, moves, actors, cur, pick) {
   }
   // keep the marked action in sight, scrolling the list only (not the page)
   if (mark && el.scrollHeight > el.clientHeight) {
-    const top = mark.offsetTop - el.offsetTop, h = mark.offsetHeight;
+    const top = mark.offsetTop, h = mark.offsetHeight; // the list is the mark's offset parent
     if (top < el.scrollTop) el.scrollTop = top;
     else if (top + h > el.scrollTop + el.clientHeight) el.scrollTop = top + h - el.clientHeight;
   }
