@@ -114,7 +114,7 @@ func checkpointLoader(load func(string) (model.Net, error)) func(string) (model.
 
 // checkpointError is selfplay.OpenPlayer's error for a spec that does not load as a checkpoint.
 func checkpointError(path string, err error) error {
-	return fmt.Errorf(`selfplay: player %q is not reference, random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
+	return fmt.Errorf(`selfplay: player %q is not reference, level:N, random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
 }
 
 // netPlayerBatch is the network batch of the engine's checkpoint players: selfplay's for players
