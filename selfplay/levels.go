@@ -86,6 +86,9 @@ func (l Level) Recipe() string {
 		return "the full agent: the reference network at the command's settings (as the player reference)"
 	}
 	var b strings.Builder
+	if l.RandomRate > 0 {
+		fmt.Fprintf(&b, "%.4g%% a random legal move, else ", 100*l.RandomRate)
+	}
 	if l.Sims <= 1 {
 		b.WriteString("network policy, no search")
 	} else {
@@ -97,10 +100,7 @@ func (l Level) Recipe() string {
 		b.WriteString(", best action")
 	}
 	if l.BlunderRate > 0 {
-		fmt.Fprintf(&b, ", %g%% a top-%d prior move instead", 100*l.BlunderRate, l.BlunderTopK)
-	}
-	if l.RandomRate > 0 {
-		fmt.Fprintf(&b, ", %g%% a random legal move", 100*l.RandomRate)
+		fmt.Fprintf(&b, ", %.4g%% one of the %d next moves by prior instead", 100*l.BlunderRate, l.BlunderTopK)
 	}
 	return b.String()
 }
