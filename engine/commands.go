@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // The command table and the commands that read or change the game and the settings.
@@ -58,7 +59,7 @@ func init() {
 		{"policy", "", "the network's prior over the legal actions, 'TOKEN P' lines, most probable first (uniform without a network)", 0, 0, (*Engine).cmdPolicy},
 		{"showboard", "", "the board diagram (the last action in brackets, '+' completing a row of four) and status lines", 0, 0, (*Engine).cmdShowboard},
 		{"result", "", "white, black, draw or ongoing", 0, 0, (*Engine).cmdResult},
-		{"set", "[player SPEC|sims N|seed N|movetime MS]", "change a setting (rebuilds the player); without arguments, list the settings", 0, 2, (*Engine).cmdSet},
+		{"set", "[player SPEC|level N|sims N|seed N|movetime MS]", "change a setting (rebuilds the player); without arguments, list the settings", 0, 2, (*Engine).cmdSet},
 		{"time_settings", "MAIN BYO STONES", "GTP time control in seconds (main time, byo-yomi period, stones per period; 0 0 0: none), mapped onto movetime", 3, 3, (*Engine).cmdTimeSettings},
 		{"time_left", "COLOR SECONDS STONES", "GTP: the time COLOR (w|b|white|black) has left; sets the move time of the next decisions", 3, 3, (*Engine).cmdTimeLeft},
 		{"clear_board", "", "GTP: newgame with the current variant", 0, 0, (*Engine).cmdClearBoard},
@@ -257,12 +258,18 @@ func (e *Engine) cmdSet(args []string) (string, error) {
 	case len(args) == 0:
 		return fmt.Sprintf("player %s\nsims %d\nseed %d\nvariant %s\nmovetime %d", e.spec, e.set.Sims, e.seed, e.variant, e.set.MoveTime.Milliseconds()), nil
 	case len(args) != 2:
-		return "", errors.New("usage: set [player SPEC|sims N|seed N|movetime MS]")
+		return "", errors.New("usage: set [player SPEC|level N|sims N|seed N|movetime MS]")
 	}
 	key, val := strings.ToLower(args[0]), args[1]
 	switch key {
 	case "player":
 		return "", e.configure(val, e.set, e.seed, e.variant)
+	case "level": // set level N: set player level:N
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > selfplay.MaxLevel {
+			return "", fmt.Errorf("set level: want an integer in [1, %d], got %q", selfplay.MaxLevel, val)
+		}
+		return "", e.configure(selfplay.LevelPrefix+strconv.Itoa(n), e.set, e.seed, e.variant)
 	case "sims":
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 1 || n > 100_000_000 {
@@ -285,7 +292,7 @@ func (e *Engine) cmdSet(args []string) (string, error) {
 		}
 		return "", e.configure(e.spec, e.set, n, e.variant)
 	}
-	return "", fmt.Errorf("set: unknown setting %q (want player, sims, seed or movetime)", args[0])
+	return "", fmt.Errorf("set: unknown setting %q (want player, level, sims, seed or movetime)", args[0])
 }
 
 // Commands returns the command names in list_commands order.

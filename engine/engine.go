@@ -126,6 +126,10 @@ func New(opts Options) (*Engine, error) {
 // through the player's SetMoveTime, which mcts.Tree.SetConfig validates): the settings are checked
 // by the player's search, mcts.Config.Validate, and nowhere else.
 func (e *Engine) configure(spec string, set selfplay.Search, seed uint64, v env.Variant) error {
+	if !e.anyVar && selfplay.IsLevel(spec) && v != nets.Variant {
+		// the levels are the reference network's, refused for blitz as the reference is
+		return fmt.Errorf("player %s plays the reference network, trained for %s; the game is %s (newgame %s, or start the engine with --any-variant)", spec, nets.Variant, v, nets.Variant)
+	}
 	if !e.anyVar && isCheckpointSpec(spec) { // ReadMetadata refuses a named pipe before opening it
 		path, err := nets.Resolve(spec)
 		if err != nil {

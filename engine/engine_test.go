@@ -254,8 +254,8 @@ func TestSession(t *testing.T) {
 	check("set sims 0", false, `set sims: want an integer in [1, 100000000], got "0"`)
 	check("set seed x", false, `set seed: want an unsigned 64-bit integer, got "x"`)
 	check("set player rollout:x", false, "~want rollout:N")
-	check("set colour red", false, `set: unknown setting "colour" (want player, sims, seed or movetime)`)
-	check("set player", false, "usage: set [player SPEC|sims N|seed N|movetime MS]")
+	check("set colour red", false, `set: unknown setting "colour" (want player, level, sims, seed or movetime)`)
+	check("set player", false, "usage: set [player SPEC|level N|sims N|seed N|movetime MS]")
 	check("set movetime -5", false, `set movetime: want milliseconds in [0, 3600000] (0: bounded by sims), got "-5"`)
 	check("set", true, "player random\nsims 5\nseed 99\nvariant standard\nmovetime 0") // failed sets change nothing
 	check("set movetime 250", true, "")

@@ -16,11 +16,11 @@ import (
 )
 
 // isCheckpointSpec reports whether spec names a checkpoint file rather than a built-in player
-// (random, heuristic, rollout:N) or an external engine (engine:"CMD"), as selfplay.OpenPlayer
-// tells them apart.
+// (random, heuristic, rollout:N, level:N) or an external engine (engine:"CMD"), as
+// selfplay.OpenPlayer tells them apart.
 func isCheckpointSpec(spec string) bool {
 	switch {
-	case spec == "" || spec == "random" || spec == "heuristic",
+	case spec == "" || spec == "random" || spec == "heuristic", selfplay.IsLevel(spec),
 		strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
 		return false
 	}
@@ -114,7 +114,7 @@ func checkpointLoader(load func(string) (model.Net, error)) func(string) (model.
 
 // checkpointError is selfplay.OpenPlayer's error for a spec that does not load as a checkpoint.
 func checkpointError(path string, err error) error {
-	return fmt.Errorf(`selfplay: player %q is not reference, random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
+	return fmt.Errorf(`selfplay: player %q is not reference, level:N, random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, path, err)
 }
 
 // netPlayerBatch is the network batch of the engine's checkpoint players: selfplay's for players
@@ -125,6 +125,13 @@ const netPlayerBatch = 64
 // cache: only the players' search and their batcher, which depend on the simulations and the move
 // time, are built anew. The closer stops that batcher; the network stays cached.
 func (e *Engine) openPlayer(spec string, opts selfplay.PlayerOptions) (selfplay.PlayerFactory, io.Closer, error) {
+	if selfplay.IsLevel(spec) { // the level loads the reference network itself, and closes it
+		opts.Load = e.nets.loader
+		if opts.Load == nil {
+			return nil, nil, fmt.Errorf("player %s: no backend to load the reference network with", spec)
+		}
+		return selfplay.OpenPlayer(spec, opts)
+	}
 	if !isCheckpointSpec(spec) {
 		return selfplay.OpenPlayer(spec, opts)
 	}

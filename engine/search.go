@@ -14,7 +14,8 @@ import (
 )
 
 // errNotSearching is returned by openSearcher for player specs that do not search (random,
-// heuristic, engine:"CMD").
+// heuristic, engine:"CMD") or whose decisions are not a search's (level:N, analysed by its
+// decisions as the others are).
 var errNotSearching = errors.New("the player does not search")
 
 // searcher builds search trees for a searching player spec (rollout:N, a checkpoint file) that
@@ -40,7 +41,8 @@ type searcher struct {
 // Close, else it is borrowed (the engine's cache keeps it).
 func openSearcher(spec string, set selfplay.Search, parallel int, load func(path string) (model.Net, error), own bool) (*searcher, error) {
 	switch {
-	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix):
+	case spec == "random" || spec == "heuristic" || spec == "" || strings.HasPrefix(spec, protocol.SpecPrefix),
+		selfplay.IsLevel(spec): // a level's decisions are its recipe's, not a search's best
 		return nil, errNotSearching
 	case strings.HasPrefix(spec, "rollout:"):
 		n, err := selfplay.ParseRollout(spec)

@@ -87,7 +87,7 @@ func checkpointFactory(spec string, opts PlayerOptions) (PlayerFactory, io.Close
 		return nil, nil, fmt.Errorf("selfplay: player %s: %w", spec, err)
 	}
 	if opts.Load == nil {
-		return nil, nil, fmt.Errorf(`selfplay: player %q is not reference, random, heuristic, rollout:N or engine:"CMD", and there is no backend to load it as a checkpoint with (PlayerOptions.Load is nil)`, spec)
+		return nil, nil, fmt.Errorf(`selfplay: player %q is not reference, level:N, random, heuristic, rollout:N or engine:"CMD", and there is no backend to load it as a checkpoint with (PlayerOptions.Load is nil)`, spec)
 	}
 	path, err := nets.Resolve(spec) // "reference": the embedded reference network's file
 	if err != nil {
@@ -95,7 +95,7 @@ func checkpointFactory(spec string, opts PlayerOptions) (PlayerFactory, io.Close
 	}
 	net, err := opts.Load(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf(`selfplay: player %q is not reference, random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, spec, err)
+		return nil, nil, fmt.Errorf(`selfplay: player %q is not reference, level:N, random, heuristic, rollout:N or engine:"CMD", and loading it as a checkpoint failed: %w`, spec, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
 	cfg := opts.Config()

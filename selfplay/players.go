@@ -51,6 +51,7 @@ func ParsePlayer(spec string, opts PlayerOptions) (PlayerFactory, error) {
 
 // OpenPlayer turns a player spec into a factory and a closer that releases what its players share:
 // "random", "heuristic", "rollout:N" (pure MCTS with N random-rollout simulations per decision),
+// "level:N" (strength level N in [1, MaxLevel] over the reference network; see Levels),
 // engine:"CMD ARGS" (an external program speaking the engine protocol, one process per game played
 // at once, started now) or the path of a checkpoint file (network-guided search with opts.Sims
 // simulations). Close it when no player of the factory is in use any more.
@@ -67,10 +68,16 @@ func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, erro
 		}
 		f, err := rolloutFactory(n, opts)
 		return f, nopCloser{}, err
+	case IsLevel(spec):
+		n, err := ParseLevel(spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		return levelFactory(spec, n, opts)
 	case strings.HasPrefix(spec, protocol.SpecPrefix):
 		return externalFactory(spec, opts)
 	case spec == "":
-		return nil, nil, fmt.Errorf(`selfplay: empty player spec (want reference, random, heuristic, rollout:N, engine:"CMD ARGS" or a checkpoint file)`)
+		return nil, nil, fmt.Errorf(`selfplay: empty player spec (want reference, level:N, random, heuristic, rollout:N, engine:"CMD ARGS" or a checkpoint file)`)
 	}
 	return checkpointFactory(spec, opts)
 }

@@ -60,7 +60,8 @@ even between deterministic players and the opening's bias cancels out. An openin
 --opening-plies random ring placements, or a line of --openings FILE (action tokens or a position
 text). Games run in parallel with fixed seeds.
 
-PLAYER is a checkpoint file, random, heuristic, rollout:N (pure MCTS with N random-rollout
+PLAYER is a checkpoint file, reference, level:N (strength level N in [1, 10] over the reference
+network: yinsh levels), random, heuristic, rollout:N (pure MCTS with N random-rollout
 simulations) or engine:"CMD ARGS" (an external program speaking the engine protocol). --sims sets
 the simulations of checkpoint players. --movetime MS bounds every searching player by time instead
 (simulations then cap it: --sims if given, rollout:N's N): players of different cost compared at
@@ -108,7 +109,7 @@ side's mean and maximum time per move.`,
 	f := cmd.Flags()
 	opts.BackendFlags.add(f)
 	// -a and -b as well: cobra completes a one-letter flag's value through its shorthand only
-	f.StringVarP(&opts.A, "a", "a", "", `player A: checkpoint file, random, heuristic, rollout:N or engine:"CMD ARGS"`)
+	f.StringVarP(&opts.A, "a", "a", "", `player A: checkpoint file, reference, level:N, random, heuristic, rollout:N or engine:"CMD ARGS"`)
 	f.StringVarP(&opts.B, "b", "b", "", "player B")
 	f.IntVar(&opts.Games, "games", 100, "number of games, even: pairs of two, each opening played with both colours")
 	f.IntVar(&opts.Sims, "sims", 200, "simulations per decision for checkpoint players (with --movetime: a cap, none unless given)")

@@ -17,6 +17,7 @@ import (
 	"github.com/yinsh-zero/yinsh/internal/suggest"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
+	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
@@ -110,8 +111,20 @@ func builtinPlayer(spec string) bool {
 // checkVariant refuses a checkpoint player trained for another variant than v, unless anyVariant.
 // flag names the flag the spec came from. A checkpoint that does not record its variant (older
 // ones) is accepted, and one that cannot be read is left to the player's loader to report.
+//
+// A level:N player is the reference network's (selfplay.Levels), refused for the variant it was not
+// trained for as "reference" is; a bad level is left to the player's parser to report.
 func checkVariant(flag, spec string, v env.Variant, anyVariant bool) error {
-	if anyVariant || builtinPlayer(spec) {
+	prefix := ""
+	if flag != "" {
+		prefix = flag + ": "
+	}
+	if selfplay.IsLevel(spec) && !anyVariant && v != nets.Variant {
+		return fmt.Errorf("%s%s plays the reference network, trained for %s; --variant is %s, which has no reference network "+
+			"(pass --variant %s, or --any-variant to play it anyway; the default %s agent is %s)",
+			prefix, spec, nets.Variant, v, nets.Variant, v, nets.DefaultPlayer(v))
+	}
+	if anyVariant || builtinPlayer(spec) || selfplay.IsLevel(spec) {
 		return nil
 	}
 	path, err := nets.Resolve(spec)
@@ -125,10 +138,6 @@ func checkVariant(flag, spec string, v env.Variant, anyVariant bool) error {
 	trained, ok := h.Meta.VariantValue()
 	if !ok || trained == v {
 		return nil
-	}
-	prefix := ""
-	if flag != "" {
-		prefix = flag + ": "
 	}
 	return fmt.Errorf("%scheckpoint %s was trained for %s; --variant is %s (pass --variant %s, or --any-variant to play it anyway)",
 		prefix, spec, trained, v, trained)

@@ -72,7 +72,7 @@ func newRootCmd() *cobra.Command {
 		newTrainCmd(),
 		newRunsCmd(),
 		newSelfplayCmd(),
-		newPlayCmd(),
+		newPlayCmd(), newLevelsCmd(),
 		newServeCmd(),
 		newWorkerCmd(),
 		newClusterCmd(),

@@ -21,7 +21,7 @@ type PlayOptions struct {
 	BackendFlags
 	In     io.Reader
 	Out    io.Writer
-	Player string // the agent: a checkpoint, random, heuristic or rollout:N
+	Player string // the agent: a checkpoint, reference, level:N, random, heuristic or rollout:N
 	// Search is the player's search settings (--sims and whether it was given, --movetime,
 	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
 	selfplay.Search
@@ -41,10 +41,10 @@ func newPlayCmd() *cobra.Command { return newCmdPlay(nil) }
 func newCmdPlay(runF func(*PlayOptions) error) *cobra.Command {
 	opts := &PlayOptions{}
 	var checkpoint, as, variant string
-	var movetime int
+	var movetime, level int
 	var mix float64
 	cmd := &cobra.Command{
-		Use:   "play --checkpoint FILE [--sims N] [--as white|black]",
+		Use:   "play [--level N | --checkpoint FILE | --player PLAYER] [--sims N] [--as white|black]",
 		Short: "Play against an agent in the terminal",
 		Long: `Play against an agent in the terminal. Type action tokens (e5 to place a ring, e5-e8 to move the
 ring on e5, xe5-e9 to remove a row, xe5 to remove a ring, pass), or: legal, board, undo, moves (the
@@ -52,7 +52,12 @@ game's tokens so far), save FILE (write them to FILE; save --force FILE replaces
 
 --record FILE writes the game to FILE as it goes (rewritten after every action): a comment line
 naming the players and the variant, then the tokens on one line; yinsh replay FILE replays it.
-An existing FILE is kept unless --force.`,
+An existing FILE is kept unless --force.
+
+--level N plays against strength level N, 1 (a beginner can beat it) to 10 (the full agent): the
+same as --player level:N (yinsh levels lists the levels' recipes). The levels are the reference
+network's, trained for standard games: a blitz game refuses them, as it refuses reference, unless
+--any-variant.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := parseVariant(variant)
@@ -66,6 +71,15 @@ An existing FILE is kept unless --force.`,
 				opts.As = env.Black
 			default:
 				return fmt.Errorf("--as must be white or black, got %q", as)
+			}
+			if cmd.Flags().Changed("level") {
+				if level < 1 || level > selfplay.MaxLevel {
+					return fmt.Errorf("--level must be in [1, %d], got %d", selfplay.MaxLevel, level)
+				}
+				if checkpoint != "" || opts.Player != "" {
+					return fmt.Errorf("give one of --level, --checkpoint and --player")
+				}
+				opts.Player = selfplay.LevelPrefix + strconv.Itoa(level)
 			}
 			switch {
 			case checkpoint != "" && opts.Player != "":
@@ -98,7 +112,8 @@ An existing FILE is kept unless --force.`,
 	f := cmd.Flags()
 	opts.BackendFlags.add(f)
 	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint (default: the reference network, for standard games)")
-	f.StringVar(&opts.Player, "player", "", "or another agent: reference, random, heuristic, rollout:N (default: reference for standard, heuristic for blitz)")
+	f.StringVar(&opts.Player, "player", "", "or another agent: reference, level:N, random, heuristic, rollout:N (default: reference for standard, heuristic for blitz)")
+	f.IntVar(&level, "level", 0, "play against strength level N in [1, 10] (--player level:N; yinsh levels lists them)")
 	f.IntVar(&opts.Sims, "sims", 200, "search simulations per agent action (with --movetime: a cap, none unless given)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action (0: bounded by --sims)")
 	f.StringVar(&as, "as", "white", "your colour: white or black")
@@ -184,6 +199,12 @@ func playRun(opts *PlayOptions) error {
 	budget := fmt.Sprintf("%d simulations", opts.Sims)
 	if opts.MoveTime > 0 {
 		budget = fmt.Sprintf("%v a move", opts.MoveTime)
+	}
+	if n, err := selfplay.ParseLevel(opts.Player); err == nil && n < selfplay.MaxLevel {
+		budget = selfplay.Levels[n-1].Recipe() // its own budget, not --sims
+		if opts.MoveTime > 0 {
+			budget += fmt.Sprintf(", at most %v a move", opts.MoveTime)
+		}
 	}
 	fmt.Fprintf(out, "You play %s against %s (%s, %s). Type help for commands.\n", opts.As, agent.Name(), opts.Variant, budget)
 	if opts.Record != "" {

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLevelsCommand: yinsh levels lists the ten levels with their recipes, the top level the full
+// agent, and no Elo yet (not calibrated).
+func TestLevelsCommand(t *testing.T) {
+	out, errs, code := runCLI(t, "", "levels")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 11 || !strings.HasPrefix(lines[0], "level") {
+		t.Fatalf("want a header and 10 levels:\n%s", out)
+	}
+	for i, l := range lines[1:] {
+		if f := strings.Fields(l); f[0] != "level:"+strconv.Itoa(i+1) || !strings.Contains(l, "not calibrated") {
+			t.Errorf("line %d: %q", i+1, l)
+		}
+	}
+	if !strings.Contains(lines[10], "the full agent") || !strings.Contains(lines[1], "random legal move") {
+		t.Errorf("level 10 / level 1:\n%s\n%s", lines[10], lines[1])
+	}
+}
+
+// TestPlayLevel: play --level N plays level:N; bad levels are refused naming --level, as is
+// --level with --player; a blitz game refuses the levels as it refuses reference.
+func TestPlayLevel(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	out, errs, code := runCLI(t, "quit\n", "play", "--level", "3", "--as", "black")
+	if code != 0 || !strings.Contains(out, "against level:3 (standard, network policy") || !strings.Contains(out, "level:3 plays ") {
+		t.Fatalf("--level 3: code %d %q\n%s", code, errs, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--level", "0"}, "--level must be in [1, 10], got 0"},
+		{[]string{"--level", "11"}, "--level must be in [1, 10], got 11"},
+		{[]string{"--level", "x"}, "--level"},
+		{[]string{"--level", "2", "--player", "random"}, "give one of --level, --checkpoint and --player"},
+		{[]string{"--level", "2", "--variant", "blitz"}, "level:2 plays the reference network, trained for standard; --variant is blitz"},
+		{[]string{"--player", "level:11"}, `"level:11": level: want level:N with N in [1, 10]`},
+	} {
+		if _, errs, code := runCLI(t, "quit\n", append([]string{"play"}, c.args...)...); code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: code %d %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+	// --any-variant plays the standard network's level in blitz
+	out, errs, code = runCLI(t, "quit\n", "play", "--level", "2", "--variant", "blitz", "--any-variant", "--as", "black")
+	if code != 0 || !strings.Contains(out, "level:2 plays ") {
+		t.Errorf("--any-variant blitz: code %d %q\n%s", code, errs, out)
+	}
+}
+
+// TestArenaLevel: arena accepts level:N players (and refuses bad ones naming the field).
+func TestArenaLevel(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	res := filepath.Join(t.TempDir(), "r.jsonl")
+	out, errs, code := runCLI(t, "", "arena", "--a", "level:2", "--b", "random", "--games", "2", "--results", res)
+	if code != 0 || !strings.Contains(out, "level:2") {
+		t.Fatalf("code %d %q\n%s", code, errs, out)
+	}
+	if _, errs, code := runCLI(t, "", "arena", "--a", "level:0", "--b", "random", "--games", "2", "--results", ""); code == 0 || !strings.Contains(errs, "level:N with N in [1, 10]") {
+		t.Errorf("level:0: code %d %q", code, errs)
+	}
+}

@@ -1,0 +1,210 @@
+package selfplay
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/mcts"
+)
+
+// TestLevelSpecsRefused: level specs out of range or not a number are refused, the error naming
+// the spec and the level field; valid ones parse.
+func TestLevelSpecsRefused(t *testing.T) {
+	for _, spec := range []string{"level:0", "level:11", "level:x", "level:", "level:-1", "level:3.5"} {
+		_, _, err := OpenPlayer(spec, PlayerOptions{Search: Search{Sims: 4}, Variant: env.Blitz, Load: loadGonum})
+		if err == nil {
+			t.Errorf("%s: accepted", spec)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, spec) || !strings.Contains(msg, "level:N with N in [1, 10]") {
+			t.Errorf("%s: error %q does not name the spec and the field", spec, msg)
+		}
+	}
+	for n := 1; n <= MaxLevel; n++ {
+		spec := LevelPrefix + strconv.Itoa(n)
+		if got, err := ParseLevel(spec); err != nil || got != n {
+			t.Errorf("ParseLevel(%s) = %d, %v", spec, got, err)
+		}
+	}
+}
+
+// TestLevelRecipes: ten levels in order, level 1 alone plays random moves, the top level is the full
+// agent, and the levels' recipes differ.
+func TestLevelRecipes(t *testing.T) {
+	seen := map[string]int{}
+	for i, lv := range Levels {
+		if lv.N != i+1 {
+			t.Errorf("Levels[%d].N = %d", i, lv.N)
+		}
+		if lv.N > 1 && lv.RandomRate != 0 {
+			t.Errorf("level %d plays uniformly random moves", lv.N)
+		}
+		if lv.BlunderRate > 0 && lv.BlunderTopK < 1 {
+			t.Errorf("level %d blunders among no moves", lv.N)
+		}
+		r := lv.Recipe()
+		if j, ok := seen[r]; ok {
+			t.Errorf("levels %d and %d have the same recipe %q", j, lv.N, r)
+		}
+		seen[r] = lv.N
+	}
+	if l1, l10 := Levels[0], Levels[MaxLevel-1]; l1.Recipe() == l10.Recipe() || l10.Sims != 0 || l10.Temperature != 0 || l10.BlunderRate != 0 {
+		t.Errorf("level 1 %+v, level 10 %+v: want level 10 the full agent, unlike level 1", l1, l10)
+	}
+}
+
+// levelGame plays one blitz game between two level players and returns its actions.
+func levelGame(t *testing.T, a, b string, seed uint64) []env.Action {
+	t.Helper()
+	players := [2]Player{}
+	for i, spec := range []string{a, b} {
+		f, closer, err := OpenPlayer(spec, PlayerOptions{Search: Search{Sims: 4}, Variant: env.Blitz, Parallel: 1, Load: loadGonum})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { closer.Close() })
+		if players[i], err = f(seed + uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+		if players[i].Name() != spec {
+			t.Errorf("player %s is named %s", spec, players[i].Name())
+		}
+	}
+	s := env.NewState(env.Blitz)
+	var acts []env.Action
+	for !s.IsTerminal() {
+		if len(acts) > 600 {
+			t.Fatalf("%s vs %s: no end after %d actions", a, b, len(acts))
+		}
+		p := players[0]
+		if s.CurrentPlayer() == env.Black {
+			p = players[1]
+		}
+		d, err := p.Decide(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ApplyAction(d.Action); err != nil {
+			t.Fatalf("%s played an illegal action %s: %v", p.Name(), d.Action, err)
+		}
+		acts = append(acts, d.Action)
+	}
+	return acts
+}
+
+// TestLevelPlaysBlitz: every level plays a legal blitz game (its simulations capped for speed).
+func TestLevelPlaysBlitz(t *testing.T) {
+	defer func(c int) { levelSimsCap = c }(levelSimsCap)
+	levelSimsCap = 4
+	for n := 1; n <= MaxLevel; n += 2 {
+		a, b := LevelPrefix+strconv.Itoa(n), LevelPrefix+strconv.Itoa(n+1)
+		if acts := levelGame(t, a, b, 7); len(acts) == 0 {
+			t.Errorf("%s vs %s: no actions", a, b)
+		}
+	}
+}
+
+// TestLevelSeedsReproduce: the same seeds give the same game; another seed another game (the
+// levels sample).
+func TestLevelSeedsReproduce(t *testing.T) {
+	defer func(c int) { levelSimsCap = c }(levelSimsCap)
+	levelSimsCap = 4
+	g1 := levelGame(t, "level:2", "level:5", 11)
+	g2 := levelGame(t, "level:2", "level:5", 11)
+	g3 := levelGame(t, "level:2", "level:5", 12)
+	if tokens(g1) != tokens(g2) {
+		t.Errorf("same seed, different games:\n%s\n%s", tokens(g1), tokens(g2))
+	}
+	if tokens(g1) == tokens(g3) {
+		t.Errorf("seeds 11 and 12 play the same game %s", tokens(g1))
+	}
+}
+
+// TestLevelTopIsReference: level 10 plays as the reference player with the same settings.
+func TestLevelTopIsReference(t *testing.T) {
+	s := env.NewState(env.Standard)
+	var got [2][]env.Action
+	for i, spec := range []string{"level:10", "reference"} {
+		f, closer, err := OpenPlayer(spec, PlayerOptions{Search: Search{Sims: 6}, Variant: env.Standard, Parallel: 1, Load: loadGonum})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := *s
+		for k := 0; k < 14; k++ {
+			d, err := p.Decide(&st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = append(got[i], d.Action)
+			if err := st.ApplyAction(d.Action); err != nil {
+				t.Fatal(err)
+			}
+		}
+		closer.Close()
+	}
+	if tokens(got[0]) != tokens(got[1]) {
+		t.Errorf("level:10 %s, reference %s", tokens(got[0]), tokens(got[1]))
+	}
+}
+
+func tokens(acts []env.Action) string {
+	var b strings.Builder
+	for _, a := range acts {
+		b.WriteString(a.String())
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// TestLevelChoose: a level's choice from a search result. Level 9 plays the search's action; a
+// blundering level plays only the search's choice or one of the top-k others by prior, never an
+// action of low prior; level 1 alone plays the other actions too (its random moves).
+func TestLevelChoose(t *testing.T) {
+	s := env.NewState(env.Standard)
+	legal := s.LegalActions(nil)
+	res := &mcts.Result{Action: legal[5]}
+	for i, a := range legal {
+		// priors halving with i, visits all on action 5
+		c := mcts.ChildStats{Action: a, Prior: float32(math.Pow(0.5, float64(i+1)))}
+		if i == 5 {
+			c.Visits = 10
+		}
+		res.Children = append(res.Children, c)
+	}
+	count := func(n int) map[env.Action]int {
+		p := &levelPlayer{lv: Levels[n-1], rng: rand.New(rand.NewPCG(1, 2)), legal: legal}
+		m := map[env.Action]int{}
+		for k := 0; k < 2000; k++ {
+			m[p.choose(res)]++
+		}
+		return m
+	}
+	if m := count(9); len(m) != 1 || m[legal[5]] != 2000 {
+		t.Errorf("level 9 played %v, want only the search's %s", m, legal[5])
+	}
+	m := count(8) // 64 sims, T 0.1 on visits: action 5; blunders among the top 2 priors: 0 and 1
+	for a, c := range m {
+		if a != legal[5] && a != legal[0] && a != legal[1] {
+			t.Errorf("level 8 played %s (%d times), not the best nor a top-2 prior", a, c)
+		}
+	}
+	if b := m[legal[0]] + m[legal[1]]; b < 10 || b > 100 {
+		t.Errorf("level 8 blundered %d times in 2000, want about 2%%", b)
+	}
+	// policy-only: drawn from the prior at T 0.3 (weights 0.1^i), blunders among the top 3 others
+	m = count(4)
+	if m[legal[0]] < 1300 || m[legal[5]] > 20 {
+		t.Errorf("level 4 played %v: want mostly the highest prior %s, rarely the searched %s", m, legal[0], legal[5])
+	}
+	if m := count(1); len(m) < len(legal)/2 {
+		t.Errorf("level 1 played %d distinct actions of %d", len(m), len(legal))
+	}
+}
