@@ -27,6 +27,11 @@ func TestOtherVariantAgainstNetworkRefused(t *testing.T) {
 	wantError(t, status, data, 400, "trained for standard")
 	callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"variant": "blitz", "tokens": blitz, "player": "heuristic"}, 200, nil)
 
+	// a level plays the reference network: refused the same way
+	_, ts3 := newTestServer(t, Options{Player: "level:3", Players: selfplay.PlayerOptions{Variant: env.Standard, Load: load}, Searches: 1})
+	status, data = call(t, nil, "POST", ts3.URL+"/api/games", map[string]any{"variant": "blitz"})
+	wantError(t, status, data, 400, "trained for standard")
+
 	_, ts2 := newTestServer(t, Options{Player: "heuristic"})
 	for _, v := range []string{"standard", "blitz"} {
 		callJSON(t, nil, "POST", ts2.URL+"/api/games", map[string]any{"variant": v}, 201, &g)

@@ -35,7 +35,7 @@ func networkVariant(spec string) (env.Variant, bool) {
 	switch {
 	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
 		return 0, false
-	case spec == nets.Reference:
+	case spec == nets.Reference, selfplay.IsLevel(spec): // levels play the reference network
 		return nets.Variant, true
 	}
 	if c, ok := trainedFor.Load(spec); ok {
