@@ -7,11 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -46,39 +44,8 @@ func newBrowser(t *testing.T, width, height int) *browser {
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	var mu sync.Mutex
-	var jsErrors []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch e := ev.(type) {
-		case *cdpruntime.EventExceptionThrown:
-			msg = e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-		case *cdpruntime.EventConsoleAPICalled:
-			if e.Type != cdpruntime.ConsoleAPICalledTypeError {
-				return
-			}
-			msg = "console.error"
-			for _, a := range e.Args {
-				msg += " " + string(a.Value) + a.Description
-			}
-		default:
-			return
-		}
-		mu.Lock()
-		jsErrors = append(jsErrors, msg)
-		mu.Unlock()
-	}); err != nil {
-		t.Fatal(err)
-	}
+	failOnPageErrors(t, ctx)
 	t.Cleanup(func() {
-		mu.Lock()
-		for _, e := range jsErrors {
-			t.Errorf("JavaScript error in the page: %s", e)
-		}
-		mu.Unlock()
 		cancel()
 		cancelB()
 		cancelA()

@@ -113,42 +113,7 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 	defer cancelB()
 	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
-	// every uncaught JavaScript exception (unhandled promise rejections included) and console error
-	// of the page fails the test
-	var jsMu sync.Mutex
-	var jsErrors []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch e := ev.(type) {
-		case *cdpruntime.EventExceptionThrown:
-			msg = e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-		case *cdpruntime.EventConsoleAPICalled:
-			if e.Type != cdpruntime.ConsoleAPICalledTypeError {
-				return
-			}
-			msg = "console.error"
-			for _, a := range e.Args {
-				msg += " " + string(a.Value) + a.Description
-			}
-		default:
-			return
-		}
-		jsMu.Lock()
-		jsErrors = append(jsErrors, msg)
-		jsMu.Unlock()
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		jsMu.Lock()
-		defer jsMu.Unlock()
-		for _, e := range jsErrors {
-			t.Errorf("JavaScript error in the page: %s", e)
-		}
-	}()
+	failOnPageErrors(t, ctx)
 	run := func(what string, acts ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, acts...); err != nil {
@@ -419,4 +384,44 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		t.Fatalf("curves per chart when comparing two runs: %v", per)
 	}
 	shot("dashboard-compare.png", "")
+}
+
+// failOnPageErrors fails t, as it ends, for every uncaught JavaScript exception (unhandled promise
+// rejections included) and console error of ctx's page.
+func failOnPageErrors(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var mu sync.Mutex
+	var jsErrors []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch e := ev.(type) {
+		case *cdpruntime.EventExceptionThrown:
+			msg = e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				msg += " " + e.ExceptionDetails.Exception.Description
+			}
+		case *cdpruntime.EventConsoleAPICalled:
+			if e.Type != cdpruntime.ConsoleAPICalledTypeError {
+				return
+			}
+			msg = "console.error"
+			for _, a := range e.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		default:
+			return
+		}
+		mu.Lock()
+		jsErrors = append(jsErrors, msg)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range jsErrors {
+			t.Errorf("JavaScript error in the page: %s", e)
+		}
+	})
 }
