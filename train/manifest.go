@@ -15,8 +15,6 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/internal/atomicfile"
 	"github.com/yinsh-zero/yinsh/model"
@@ -880,24 +878,17 @@ func tempFiles(dir string) []string {
 	return out
 }
 
-// yamlKeys is the set of dotted leaf keys of a YAML mapping (nil for text that does not parse).
+// yamlKeys is the set of dotted leaf keys of a YAML mapping (nil for text that does not parse or
+// holds no document).
 func yamlKeys(data []byte) map[string]bool {
-	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
+	leaves, err := yamlLeaves(data)
+	if err != nil || len(leaves) == 0 {
 		return nil
 	}
-	out := map[string]bool{}
-	var walk func(n *yaml.Node, prefix string)
-	walk = func(n *yaml.Node, prefix string) {
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				walk(n.Content[i+1], prefix+n.Content[i].Value+".")
-			}
-			return
-		}
-		out[strings.TrimSuffix(prefix, ".")] = true
+	out := make(map[string]bool, len(leaves))
+	for k := range leaves {
+		out[k] = true
 	}
-	walk(root.Content[0], "")
 	return out
 }
 

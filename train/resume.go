@@ -235,8 +235,14 @@ func flatConfig(c Config) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return yamlLeaves(y)
+}
+
+// yamlLeaves maps every leaf of a YAML mapping, by its dotted key (selfplay.games), to its value's
+// YAML text (lists and mappings' leaves as flow text); an empty map for an empty document.
+func yamlLeaves(data []byte) (map[string]string, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(y, &root); err != nil {
+	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
