@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestCheckpointRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 		for n, w := range want.Tensors {
-			if g := got.Tensors[n]; !strings.HasPrefix(n, "optim.") && (g == nil || !equalData(g.Data, w.Data)) {
+			if g := got.Tensors[n]; !strings.HasPrefix(n, "optim.") && (g == nil || !slices.Equal(g.Data, w.Data)) {
 				t.Fatalf("best.ckpt's %s is not generation %d's", n, rated)
 			}
 		}
@@ -111,18 +112,6 @@ func TestCheckpointRetention(t *testing.T) {
 			t.Errorf("keep_optimizer all: gen-%04d has no optimiser state", g)
 		}
 	}
-}
-
-func equalData(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A finished run ends with a summary for a person: the best network by rating with its Elo, where
