@@ -301,10 +301,9 @@ func openRun(o Options) (*State, error) {
 	}
 	if !o.Resume && !exists {
 		// a generation's work (a run killed before its first state.json has only gen-0000)
-		for _, f := range []string{ckptPath(1)} {
-			if _, err := os.Lstat(filepath.Join(o.Dir, f)); err == nil {
-				return nil, fmt.Errorf("run directory %s holds a run's %s but no %s: refused rather than overwriting it (restore state.json, or choose another --run)", o.Dir, f, StateFile)
-			}
+		f := ckptPath(1)
+		if _, err := os.Lstat(filepath.Join(o.Dir, f)); err == nil {
+			return nil, fmt.Errorf("run directory %s holds a run's %s but no %s: refused rather than overwriting it (restore state.json, or choose another --run)", o.Dir, f, StateFile)
 		}
 	}
 	if o.Resume && !exists {

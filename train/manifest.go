@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -307,10 +306,12 @@ func (e *RunError) Error() string {
 	return fmt.Sprintf("resume refused, nothing written: %s%c%s%s", e.Dir, filepath.Separator, e.Problem.Error(), e.more)
 }
 
-var (
-	ckptRe = regexp.MustCompile(`^checkpoints/gen-([0-9]{4,})\.ckpt$`)
-	usesRe = regexp.MustCompile(`^window/uses-([0-9]{4,})\.json$`)
-)
+// runCheckpoint is the generation of rel when it is a checkpoint path as the loop writes them
+// (ckptPath: checkpoints/gen-NNNN.ckpt, relative, inside the run directory).
+func runCheckpoint(rel string) (int, bool) {
+	g, ok := ParseCheckpointName(filepath.Base(rel))
+	return g, ok && rel == ckptPath(g)
+}
 
 // readState reads and checks state.json on its own: the fields present and well-formed, the paths
 // inside the run directory and of the names the loop writes.
@@ -391,10 +392,10 @@ func readState(dir string, c *RunCheck) *State {
 		}
 	}
 	// paths: exactly the names the loop writes, inside the run directory
-	if m := ckptRe.FindStringSubmatch(st.Best); m == nil {
+	if g, isCkpt := runCheckpoint(st.Best); !isCkpt {
 		c.bad(StateFile, "best", "%q, want checkpoints/gen-NNNN.ckpt inside the run directory", st.Best)
 		ok = false
-	} else if bestGen(st.Best) > st.Generation {
+	} else if g > st.Generation {
 		c.bad(StateFile, "best", "%q is after generation %d (state.json's generation)", st.Best, st.Generation)
 		ok = false
 	}
@@ -508,8 +509,8 @@ func verifyCheckpoints(dir string, st *State, c *RunCheck) {
 	listed := map[string]bool{}
 	for i := range st.Checkpoints {
 		r := &st.Checkpoints[i]
-		m := ckptRe.FindStringSubmatch(r.Path)
-		if m == nil || bestGen(r.Path) > st.Generation || listed[r.Path] {
+		g, isCkpt := runCheckpoint(r.Path)
+		if !isCkpt || g > st.Generation || listed[r.Path] {
 			c.bad(StateFile, fmt.Sprintf("checkpoints[%d].path", i), "%q, want a checkpoints/gen-NNNN.ckpt up to generation %d, once", r.Path, st.Generation)
 			continue
 		}
