@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -26,6 +27,16 @@ import (
 // must end structurally equal to the untouched run resumed the same way (the same game ids once
 // each, equal counters, one metrics line per generation, the same results), or, for a config.yaml
 // change to a key that is not fixed, the change must be recorded in config-history.jsonl.
+
+// variantOutcome is what the run check and resume made of one variant (checkVariant).
+type variantOutcome int
+
+const (
+	variantFailed variantOutcome = iota // a check failed (reported on the subtest)
+	variantRefused
+	variantHarmless
+	variantApplied
+)
 
 type variant struct {
 	class, name string
@@ -54,13 +65,17 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-// snapshot maps every file of dir to its checksum.
-func snapshot(t *testing.T, dir string) map[string][32]byte {
-	out := map[string][32]byte{}
+// snapshot maps every file of dir to its size, mode and modification time: any write to a file
+// (in place, or a new file renamed over it) changes its modification time, so two equal snapshots
+// mean nothing was written. Cheaper than hashing every file around each of TestCorruption's
+// refused resumes.
+func snapshot(t *testing.T, dir string) map[string]string {
+	out := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			out[p] = sha256.Sum256(b)
+			if fi, err := d.Info(); err == nil {
+				out[p] = fmt.Sprint(fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+			}
 		}
 		return nil
 	})
@@ -132,16 +147,23 @@ func TestCorruption(t *testing.T) {
 		t.Skip("builds and resumes runs; skipped in -short")
 	}
 	root := t.TempDir()
-	build := func(name string, seed uint64) string {
+	build := func(name string, cfg Config, seed uint64) string {
 		dir := filepath.Join(root, name)
-		cfg := resumeTestConfig(t, 2)
 		cfg.Seed = seed
 		if err := Train(context.Background(), Options{Dir: dir, Config: cfg, Backend: gonumBackend, Log: slog.New(slog.DiscardHandler)}); err != nil {
-			t.Fatal(err)
+			t.Error(err) // not Fatal: build runs in its own goroutine
 		}
 		return dir
 	}
-	base, other := build("base", 1), build("other", 2)
+	var base, other string
+	var wg sync.WaitGroup
+	cfg1, cfg2 := resumeTestConfig(t, 2), resumeTestConfig(t, 2)
+	wg.Go(func() { base = build("base", cfg1, 1) })
+	wg.Go(func() { other = build("other", cfg2, 2) })
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
 	resume := func(dir string) error {
 		cfg, err := LoadConfig(filepath.Join(dir, ConfigFile), []string{"generations=3"})
 		if err != nil {
@@ -391,74 +413,54 @@ func TestCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantInputs := trainInputs(t, prepared)
-	sampled := map[string]bool{}
+	// Each variant is checked in a parallel subtest of its own (its own copy of the run); the
+	// outcomes are tallied afterwards in variant order, and the first accepted variant of each
+	// class (in that order, so the choice does not depend on scheduling) is resumed to the end.
+	outcomes := make([]variantOutcome, len(vs))
+	dirs := make([]string, len(vs))
+	t.Run("variants", func(t *testing.T) {
+		for i, v := range vs {
+			i, v := i, v
+			dir := filepath.Join(root, fmt.Sprintf("v%03d", i))
+			dirs[i] = dir
+			t.Run(fmt.Sprintf("%03d", i), func(t *testing.T) {
+				t.Parallel()
+				outcomes[i] = checkVariant(t, v, dir, base, wantInputs, resume)
+			})
+		}
+	})
 	type tally struct{ refused, harmless, applied int }
 	table := map[string]*tally{}
 	var classes []string
+	sampled := map[string]bool{}
 	resumed := 0
 	for i, v := range vs {
-		dir := filepath.Join(root, fmt.Sprintf("v%03d", i))
-		copyTree(t, base, dir)
-		v.mutate(t, dir)
-		label := v.class + ": " + v.name
 		if table[v.class] == nil {
 			table[v.class] = &tally{}
 			classes = append(classes, v.class)
 		}
-		chk := VerifyRun(dir)
-		if len(chk.Problems) > 0 {
-			p := chk.Problems[0]
-			if p.File == "" || !strings.Contains(chk.Err().Error(), filepath.Join(dir, p.File)) {
-				t.Errorf("%s: refused without naming a file: %v", label, chk.Err())
-			}
-			before := snapshot(t, dir)
-			err := resume(dir)
-			var re *RunError
-			if err == nil || (!errors.As(err, &re) && !strings.Contains(err.Error(), ConfigFile) && !strings.Contains(err.Error(), "no "+StateFile)) {
-				t.Errorf("%s: runs check refuses (%v) but resume says %v", label, p, err)
-			}
-			if after := snapshot(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
-				t.Errorf("%s: resume refused but wrote to the run directory", label)
-			}
+		switch outcomes[i] {
+		case variantRefused:
 			table[v.class].refused++
-			os.RemoveAll(dir)
-			continue
-		}
-		// accepted: what resume does before training (openRun: config changes recorded, the
-		// uncommitted tails dropped, temporary files removed), then the files training reads
-		// must be the untouched run's, byte for byte (training is deterministic in them); the first
-		// accepted variant of each class is also resumed to the end and compared
-		cfg, err := LoadConfig(filepath.Join(dir, ConfigFile), []string{"generations=3"})
-		if err == nil {
-			_, err = openRun(Options{Dir: dir, Config: cfg, Resume: true, Out: io.Discard, Log: slog.New(slog.DiscardHandler)})
-		}
-		if err != nil {
-			t.Errorf("%s: runs check accepts it, resume fails: %v", label, err)
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, ConfigHistoryFile)); err == nil && v.class == "config.yaml edit" {
-			table[v.class].applied++ // a change to a key that is not fixed: applied and recorded
-			os.RemoveAll(dir)
-			continue
-		}
-		if in := trainInputs(t, dir); in != wantInputs {
-			t.Errorf("%s: accepted, but the files training reads differ from the untouched run's:\n%s\n%s", label, in, wantInputs)
-			continue
-		}
-		if !sampled[v.class] {
-			sampled[v.class] = true
-			resumed++
-			if err := resume(dir); err != nil {
-				t.Errorf("%s: runs check accepts it, resume fails: %v", label, err)
-				continue
-			}
-			got := summarise(t, dir)
-			if fmt.Sprint(got.State, got.Games, got.Metrics, got.Results, got.UsesSum) != fmt.Sprint(want.State, want.Games, want.Metrics, want.Results, want.UsesSum) {
-				t.Errorf("%s: accepted but the resumed run differs from the untouched one:\n got %+v\nwant %+v", label, got, want)
+		case variantApplied:
+			table[v.class].applied++
+		case variantHarmless:
+			table[v.class].harmless++
+			if !sampled[v.class] {
+				sampled[v.class] = true
+				resumed++
+				label := v.class + ": " + v.name
+				if err := resume(dirs[i]); err != nil {
+					t.Errorf("%s: runs check accepts it, resume fails: %v", label, err)
+					break
+				}
+				got := summarise(t, dirs[i])
+				if fmt.Sprint(got.State, got.Games, got.Metrics, got.Results, got.UsesSum) != fmt.Sprint(want.State, want.Games, want.Metrics, want.Results, want.UsesSum) {
+					t.Errorf("%s: accepted but the resumed run differs from the untouched one:\n got %+v\nwant %+v", label, got, want)
+				}
 			}
 		}
-		table[v.class].harmless++
-		os.RemoveAll(dir)
+		os.RemoveAll(dirs[i])
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d variants of a finished 2-generation run (%d files); accepted ones have the untouched run's training inputs after resume's preparation, and %d of them (one per class) were resumed to the end and compared:\n", len(vs), len(files), resumed)
@@ -496,4 +498,56 @@ func trainInputs(t *testing.T, dir string) string {
 		}
 	}
 	return b.String()
+}
+
+// checkVariant applies one variant to a fresh copy of the base run in dir and says what the run
+// check and resume made of it: refused (naming a file, and resume refused too without writing), a
+// config change applied and recorded, or harmless (resume's preparation leaves the files training
+// reads equal to the untouched run's, wantInputs). It reports failures on t and answers
+// variantFailed for them.
+func checkVariant(t *testing.T, v variant, dir, base, wantInputs string, resume func(string) error) variantOutcome {
+	const failed, refused, harmless, applied = variantFailed, variantRefused, variantHarmless, variantApplied
+	copyTree(t, base, dir)
+	v.mutate(t, dir)
+	label := v.class + ": " + v.name
+	t.Log(label)
+	chk := VerifyRun(dir)
+	if len(chk.Problems) > 0 {
+		p := chk.Problems[0]
+		if p.File == "" || !strings.Contains(chk.Err().Error(), filepath.Join(dir, p.File)) {
+			t.Errorf("%s: refused without naming a file: %v", label, chk.Err())
+			return failed
+		}
+		before := snapshot(t, dir)
+		err := resume(dir)
+		var re *RunError
+		if err == nil || (!errors.As(err, &re) && !strings.Contains(err.Error(), ConfigFile) && !strings.Contains(err.Error(), "no "+StateFile)) {
+			t.Errorf("%s: runs check refuses (%v) but resume says %v", label, p, err)
+			return failed
+		}
+		if after := snapshot(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("%s: resume refused but wrote to the run directory", label)
+			return failed
+		}
+		return refused
+	}
+	// accepted: what resume does before training (openRun: config changes recorded, the
+	// uncommitted tails dropped, temporary files removed), then the files training reads must be
+	// the untouched run's, byte for byte (training is deterministic in them)
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile), []string{"generations=3"})
+	if err == nil {
+		_, err = openRun(Options{Dir: dir, Config: cfg, Resume: true, Out: io.Discard, Log: slog.New(slog.DiscardHandler)})
+	}
+	if err != nil {
+		t.Errorf("%s: runs check accepts it, resume fails: %v", label, err)
+		return failed
+	}
+	if _, err := os.Stat(filepath.Join(dir, ConfigHistoryFile)); err == nil && v.class == "config.yaml edit" {
+		return applied // a change to a key that is not fixed: applied and recorded
+	}
+	if in := trainInputs(t, dir); in != wantInputs {
+		t.Errorf("%s: accepted, but the files training reads differ from the untouched run's:\n%s\n%s", label, in, wantInputs)
+		return failed
+	}
+	return harmless
 }
