@@ -62,21 +62,18 @@ func updateBest(dir string, g int) error {
 			return nil
 		}
 	}
-	ck, err := model.ReadCheckpoint(src)
+	b, err := weightsOnly(src)
 	if err != nil {
 		return fmt.Errorf("best network: %w", err)
 	}
-	if ck.Meta.Optimizer != nil {
-		if ck, err = ck.WithoutOptimizer(); err != nil {
-			return fmt.Errorf("best network %s: %w", src, err)
-		}
-	}
-	return model.WriteCheckpoint(path, ck)
+	return atomicfile.WriteFile(path, b)
 }
 
 // dropOptimizers rewrites the checkpoints of generations 0..done that still hold optimiser state,
 // except those of the generations in keep, as weights only (model.Checkpoint.WithoutOptimizer;
-// every backend loads them, for evaluation and play). Each rewrite is atomic.
+// every backend loads them, for evaluation and play). Each rewrite is atomic. Every generation's
+// header is read each time (a few hundred bytes each), not only the last few: a run resumed with
+// keep_optimizer changed from all to latest_and_best sheds the old optimiser states too.
 func dropOptimizers(dir string, done int, keep ...int) error {
 	kept := map[int]bool{}
 	for _, g := range keep {
@@ -109,7 +106,8 @@ func dropOptimizers(dir string, done int, keep ...int) error {
 }
 
 // weightsOnly is the encoding checkpoint retention rewrites the training checkpoint at path to: the
-// same checkpoint without its optimiser state (model.Checkpoint.WithoutOptimizer). The run manifest
+// same checkpoint without its optimiser state (model.Checkpoint.WithoutOptimizer; one without
+// optimiser state is re-encoded as it is). The run manifest
 // records its sha256 beside the file's, so that a checkpoint rewritten by retention after the commit
 // that recorded it (or by a retention cut short by a kill) is still recognised as that checkpoint.
 func weightsOnly(path string) ([]byte, error) {
@@ -117,8 +115,10 @@ func weightsOnly(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ck, err = ck.WithoutOptimizer(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if ck.Meta.Optimizer != nil {
+		if ck, err = ck.WithoutOptimizer(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return model.EncodeCheckpoint(ck)
 }

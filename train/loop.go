@@ -283,8 +283,7 @@ func Train(ctx context.Context, o Options) error {
 }
 
 func bestGen(path string) int {
-	var g int
-	fmt.Sscanf(filepath.Base(path), "gen-%04d.ckpt", &g)
+	g, _ := ParseCheckpointName(filepath.Base(path))
 	return g
 }
 
