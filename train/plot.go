@@ -392,8 +392,9 @@ func (f figure) save(path, xlabel string) error {
 	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
-// savePNG renders p at w × h into path atomically.
-func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
+// SavePNG renders p at w × h into path as a PNG, atomically (internal/atomicfile): every plot of a
+// run, and the research programs' (scripts/experiments), are written through it.
+func SavePNG(p *plot.Plot, w, h vg.Length, path string) error {
 	wt, err := p.WriterTo(w, h, "png")
 	if err != nil {
 		return err
@@ -537,7 +538,7 @@ func writeRatingPlotAt(dir string, ratings []Rating, title, file, xlabel string,
 	p.X.Tick.Marker = niceTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
-	return savePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, file))
+	return SavePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, file))
 }
 
 // byX sorts points and their error bars together by x.

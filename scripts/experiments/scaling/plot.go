@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -128,11 +127,7 @@ func perDoubling(c curve) (float64, bool) {
 }
 
 func plotRun(opts *plotOptions) error {
-	p, err := readPool(opts.Pool)
-	if err != nil {
-		return err
-	}
-	anchor, err := p.anchor(opts.Anchor)
+	p, anchor, err := readPoolAnchor(opts.Pool, opts.Anchor)
 	if err != nil {
 		return err
 	}
@@ -240,15 +235,7 @@ func writePlot(path, title, unit string, rs []rated) error {
 	}
 	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Legend.XOffs, pl.Legend.YOffs = vg.Points(6), -vg.Points(4)
-	wt, err := pl.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	return train.SavePNG(pl, 8*vg.Inch, 5*vg.Inch, path)
 }
 
 // markdown is the table for BENCHMARKS.md: every pool player's Elo and interval, by network size

@@ -89,11 +89,7 @@ func poolRun(ctx context.Context, opts *poolOptions) error {
 	case opts.Adaptive && !(opts.Target > 0):
 		return fmt.Errorf("-target must be positive, got %g", opts.Target)
 	}
-	p, err := readPool(opts.Pool)
-	if err != nil {
-		return err
-	}
-	anchor, err := p.anchor(opts.Anchor)
+	p, anchor, err := readPoolAnchor(opts.Pool, opts.Anchor)
 	if err != nil {
 		return err
 	}

@@ -156,6 +156,17 @@ func (p *pool) defaultAnchor() entry {
 }
 
 // anchor returns the entry labelled label, or the default anchor for "".
+// readPoolAnchor reads the pool file at path and finds its anchor by label ("" for the default):
+// what the pool and plot commands both start with.
+func readPoolAnchor(path, label string) (*pool, entry, error) {
+	p, err := readPool(path)
+	if err != nil {
+		return nil, entry{}, err
+	}
+	a, err := p.anchor(label)
+	return p, a, err
+}
+
 func (p *pool) anchor(label string) (entry, error) {
 	if label == "" {
 		return p.defaultAnchor(), nil
