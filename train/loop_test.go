@@ -24,7 +24,7 @@ var gonumBackend = Backend{
 // tinyConfig is a run small enough for tests: a few blitz games per generation.
 func tinyConfig(t testing.TB, generations int) Config {
 	cfg, err := ParseConfig(nil, "test", []string{
-		fmt.Sprint("generations=", generations), "variant=blitz",
+		fmt.Sprint("generations=", generations), "variant=blitz", "net.channels=4", "net.policy_channels=1",
 		"selfplay.games=4", "selfplay.parallel=4", "selfplay.simulations=8", "selfplay.gumbel_considered=4",
 		"training.steps_per_generation=3", "training.batch_size=16", "training.min_positions=10",
 		"evaluation.games=2", "evaluation.simulations=4", "evaluation.parallel=2", "evaluation.gate=score",
