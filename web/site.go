@@ -60,8 +60,8 @@ func WriteSite(dir string, f SiteFiles) error {
 	if !bytes.HasPrefix(f.Wasm, []byte("\x00asm")) {
 		return fmt.Errorf("web: site: the wasm binary (%d bytes) is not WebAssembly (no \\0asm header)", len(f.Wasm))
 	}
-	if !bytes.Contains(f.WasmExec, []byte("class Go")) {
-		return fmt.Errorf("web: site: wasm_exec.js (%d bytes) does not define Go's class Go: not the Go toolchain's wasm_exec.js", len(f.WasmExec))
+	if !bytes.Contains(f.WasmExec, []byte("globalThis.Go = class")) {
+		return fmt.Errorf("web: site: wasm_exec.js (%d bytes) does not define globalThis.Go: not the Go toolchain's wasm_exec.js", len(f.WasmExec))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("web: site: %w", err)

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -58,13 +59,13 @@ func TestSitePage(t *testing.T) {
 
 func TestWriteSiteRefusesBadInput(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteSite(dir, SiteFiles{Wasm: []byte("not wasm"), WasmExec: []byte("class Go {}")}); err == nil || !strings.Contains(err.Error(), "not WebAssembly") {
+	if err := WriteSite(dir, SiteFiles{Wasm: []byte("not wasm"), WasmExec: []byte("globalThis.Go = class {}")}); err == nil || !strings.Contains(err.Error(), "not WebAssembly") {
 		t.Errorf("bad wasm: %v", err)
 	}
 	if err := WriteSite(dir, SiteFiles{Wasm: []byte("\x00asm\x01\x00\x00\x00"), WasmExec: []byte("x")}); err == nil || !strings.Contains(err.Error(), "wasm_exec.js") {
 		t.Errorf("bad wasm_exec.js: %v", err)
 	}
-	if err := WriteSite(dir, SiteFiles{Wasm: []byte("\x00asm\x01\x00\x00\x00"), WasmExec: []byte("class Go {}")}); err != nil {
+	if err := WriteSite(dir, SiteFiles{Wasm: []byte("\x00asm\x01\x00\x00\x00"), WasmExec: []byte("globalThis.Go = class {}")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range SiteFileNames {
@@ -112,8 +113,8 @@ func buildWasmSite(t *testing.T) string {
 	return dir
 }
 
-// TestBrowserWebExport serves the web export from a plain file server and plays a blitz game in
-// headless Chromium by clicks against level:3, which runs in the page's worker; every request
+// TestBrowserWebExport serves the web export from a plain file server and plays a whole blitz game
+// in headless Chromium by clicks against level:3, which runs in the page's worker; every request
 // the page and its worker make must be one of the site's files.
 func TestBrowserWebExport(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
@@ -156,27 +157,52 @@ func TestBrowserWebExport(t *testing.T) {
 	b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, s.Hints[0]))
 	s = settle(0)
 	t.Logf("first agent answer %v after the click; %v after navigation", time.Since(first).Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	// rings, then a few moves by clicks: the agent answers each
-	for s.Moves < 16 && s.Result == "ongoing" {
+	// the whole game by clicks (random legal choices), the agent answering each
+	rng := rand.New(rand.NewPCG(29, 3))
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	for n := 0; s.Result == "ongoing"; n++ {
+		if n > 400 {
+			t.Fatal("the game does not end")
+		}
+		if n == 12 {
+			b.shot("web-export-midgame.png")
+		}
 		before := s.Moves
 		switch s.Phase {
 		case "place", "remove-ring":
-			b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, s.Hints[len(s.Hints)/2]))
+			b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, pick(s.Hints)))
 		case "move":
-			b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, s.Hints[0]))
+			if len(s.Hints) == 0 && s.Pass {
+				b.click("#play-pass")
+				break
+			}
+			b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, pick(s.Hints)))
 			sel := st()
 			if !sel.Sel || len(sel.Hints) == 0 {
 				t.Fatalf("clicking a ring selected nothing: %+v", sel)
 			}
-			b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, sel.Hints[len(sel.Hints)-1]))
+			b.click(fmt.Sprintf(`#play-board [data-point="%s"]`, pick(sel.Hints)))
 		case "remove-row":
-			b.click(fmt.Sprintf(`#play-board .row-choice[data-action="%s"]`, s.Rows[0]))
+			if len(s.Rows) == 0 {
+				t.Fatalf("remove-row without rows to click: %+v", s)
+			}
+			b.click(fmt.Sprintf(`#play-board .row-choice[data-action="%s"]`, pick(s.Rows)))
 		default:
 			t.Fatalf("unexpected phase %+v", s)
 		}
 		s = settle(before)
 	}
-	b.shot("web-export-blitz.png")
+	b.shot("web-export-end.png")
+	wantWord := map[string]string{"white": "White wins", "black": "Black wins", "draw": "Draw"}[s.Result]
+	if wantWord == "" || !strings.Contains(s.Status, "Game over") || !strings.Contains(s.Status, wantWord) {
+		t.Fatalf("result %q, status %q", s.Result, s.Status)
+	}
+	// the worker's record of the game (asked through the page's yinshFetch) agrees
+	g := eval[gameView](b, `yinshFetch("/api/games/"+Play.game.id).then(r => r.json())`)
+	if g.Result != s.Result || len(g.Moves) != s.Moves {
+		t.Fatalf("page result %s after %d moves, worker %s after %d", s.Result, s.Moves, g.Result, len(g.Moves))
+	}
+	t.Logf("game over after %d actions: %s (%s)", s.Moves, s.Result, s.Status)
 	// every request the page and its worker made went to the static server, for the site's files
 	res := eval[[]string](b, `performance.getEntriesByType('resource').map(e => e.name)`)
 	for _, u := range res {
