@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -10,12 +11,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // TestSitePage: the export's page is serve's page with the shim inlined before board.js and app.js,
@@ -225,4 +233,61 @@ func TestBrowserWebExport(t *testing.T) {
 		t.Errorf("the worker never fetched yinsh.wasm: %q", got)
 	}
 	t.Logf("static server requests: %q", got)
+}
+
+// TestWasmSpeed (YINSH_WASM_BENCH=1; BENCHMARKS.md, "Web export (wasm)") measures the web export:
+// cold start to the agent's first move with the reference network, and the simulations per
+// second of one search of the same position by the reference network in headless Chromium's
+// worker and natively (this process, one thread: GOMAXPROCS 1, as wasm has one), through the same
+// /api/analyze handler.
+func TestWasmSpeed(t *testing.T) {
+	if os.Getenv("YINSH_WASM_BENCH") != "1" {
+		t.Skip("set YINSH_WASM_BENCH=1 to measure the web export")
+	}
+	const sims, rounds = 800, 3
+	body := fmt.Sprintf(`{"moves":["e5","f6","e6","f7","e7","f8","e8","f9","d4","g6"],"variant":"standard","sims":%d,"top":1}`, sims)
+	type answer struct {
+		Sims   int     `json:"sims"`
+		TimeMS float64 `json:"time_ms"`
+	}
+	best := func(as []answer) float64 {
+		r := 0.0
+		for _, a := range as {
+			r = max(r, float64(a.Sims)/a.TimeMS*1000)
+		}
+		return r
+	}
+	// native, one thread
+	load := func(path string) (model.Net, error) { return gonum.Load(path) }
+	_, ts := newTestServer(t, Options{Player: "reference", Searches: 1, Players: selfplay.PlayerOptions{
+		Search: selfplay.Search{Sims: 200, LeavesInFlight: 8}, Variant: env.Standard, Parallel: 1, Load: load}})
+	prev := runtime.GOMAXPROCS(1)
+	var native []answer
+	for i := 0; i < rounds; i++ {
+		var a answer
+		callJSON(t, nil, "POST", ts.URL+"/api/analyze", json.RawMessage(body), 200, &a)
+		native = append(native, a)
+	}
+	runtime.GOMAXPROCS(prev)
+	// the browser: a fresh one, cold
+	b := newBrowser(t, 1280, 900)
+	dir := buildWasmSite(t)
+	site := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer site.Close()
+	start := time.Now()
+	b.do("load", chromedp.Navigate(site.URL+"/?delay=0&player=reference#play"), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`)))
+	ready := time.Since(start)
+	b.do("play black", chromedp.SetValue(chromedp.CSS("#ng-variant"), "standard"), chromedp.SetValue(chromedp.CSS("#ng-color"), "black"))
+	b.click("#ng-start")
+	b.waitJS("the agent's first move", `!!Play.game && Play.game.moves.length >= 1`, `JSON.stringify(Play.game)`)
+	first := time.Since(start)
+	var wasm []answer
+	for i := 0; i < rounds; i++ {
+		a := eval[answer](b, `yinshFetch("/api/analyze", {method: "POST", headers: {"Content-Type": "application/json"}, body: `+strconv.Quote(body)+`}).then(r => r.json())`)
+		wasm = append(wasm, a)
+	}
+	t.Logf("cold start: page ready (wasm compiled, agent built) %v, the reference's first move %v after navigation", ready.Round(time.Millisecond), first.Round(time.Millisecond))
+	t.Logf("native (GOMAXPROCS 1): %+v; best %.0f sims/s", native, best(native))
+	t.Logf("wasm (headless Chromium worker): %+v; best %.0f sims/s", wasm, best(wasm))
+	t.Logf("ratio wasm/native %.2f", best(wasm)/best(native))
 }
