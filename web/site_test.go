@@ -125,8 +125,9 @@ func buildWasmSite(t *testing.T) string {
 // in headless Chromium by clicks against level:3, which runs in the page's worker; every request
 // the page and its worker make must be one of the site's files.
 func TestBrowserWebExport(t *testing.T) {
+	needBrowser(t)
+	dir := buildWasmSite(t) // before the browser, whose context's time runs from its start
 	b := newBrowser(t, 1280, 900)
-	dir := buildWasmSite(t)
 	var mu sync.Mutex
 	var got []string
 	files := http.FileServer(http.Dir(dir))
@@ -257,6 +258,7 @@ func TestWasmSpeed(t *testing.T) {
 		}
 		return r
 	}
+	needBrowser(t)
 	// native, one thread
 	load := func(path string) (model.Net, error) { return gonum.Load(path) }
 	_, ts := newTestServer(t, Options{Player: "reference", Searches: 1, Players: selfplay.PlayerOptions{
@@ -270,8 +272,8 @@ func TestWasmSpeed(t *testing.T) {
 	}
 	runtime.GOMAXPROCS(prev)
 	// the browser: a fresh one, cold
-	b := newBrowser(t, 1280, 900)
 	dir := buildWasmSite(t)
+	b := newBrowser(t, 1280, 900)
 	site := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer site.Close()
 	start := time.Now()
