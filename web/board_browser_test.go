@@ -24,7 +24,9 @@ type browser struct {
 	art string
 }
 
-func newBrowser(t *testing.T, width, height int) *browser {
+// needBrowser returns Chromium's path, or skips t (fails it under YINSH_BROWSER_TEST=1) without one
+// and under -short.
+func needBrowser(t *testing.T) string {
 	t.Helper()
 	path := chromiumPath()
 	switch {
@@ -35,6 +37,12 @@ func newBrowser(t *testing.T, width, height int) *browser {
 	case testing.Short():
 		t.Skip("skipping the browser test in -short mode (go test ./... runs it)")
 	}
+	return path
+}
+
+func newBrowser(t *testing.T, width, height int) *browser {
+	t.Helper()
+	path := needBrowser(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("headless", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),

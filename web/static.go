@@ -27,19 +27,38 @@ var (
 )
 
 func init() {
-	read := func(name string) string {
-		b, err := fs.ReadFile(staticFS, "static/"+name)
-		if err != nil {
-			panic(err) // the embed above always holds static/
-		}
-		return string(b)
+	p := buildPage(nil)
+	pageHead, pageTail = p.head, p.tail
+	csp = fmt.Sprintf("default-src 'self'; img-src 'self' data:; style-src 'self' %s; script-src 'self' %s; connect-src 'self'; frame-ancestors 'none'",
+		p.styleHash, strings.Join(p.scriptHashes, " "))
+}
+
+// page is index.html assembled: head and tail around the info JSON, and the hashes of the inlined
+// style and scripts for a Content-Security-Policy.
+type page struct {
+	head, tail   []byte
+	styleHash    string
+	scriptHashes []string
+}
+
+func readStatic(name string) string {
+	b, err := fs.ReadFile(staticFS, "static/"+name)
+	if err != nil {
+		panic(err) // the embed above always holds static/
 	}
-	html, style := read("index.html"), read("style.css")
-	scripts := []string{read("board.js"), read("app.js")}
-	hash := func(s string) string {
-		sum := sha256.Sum256([]byte(s))
-		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	}
+	return string(b)
+}
+
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// buildPage inlines style.css, the scripts pre (the web export's shim) and then board.js and
+// app.js into index.html.
+func buildPage(pre []string) page {
+	html, style := readStatic("index.html"), readStatic("style.css")
+	scripts := append(append([]string(nil), pre...), readStatic("board.js"), readStatic("app.js"))
 	mustReplace := func(html, old, new string) string {
 		if !strings.Contains(html, old) {
 			panic("web: static/index.html lacks " + old)
@@ -49,23 +68,22 @@ func init() {
 	html = mustReplace(html, `<link rel="stylesheet" href="style.css">`, "<style>"+style+"</style>")
 	html = mustReplace(html, `<script src="board.js" defer></script>`+"\n", "")
 	html = mustReplace(html, `<script src="app.js" defer></script>`+"\n", "")
-	var hashes []string
+	p := page{styleHash: cspHash(style)}
 	var body strings.Builder
 	for _, s := range scripts {
 		if strings.Contains(s, "</script") {
 			panic("web: a script contains </script")
 		}
 		body.WriteString("<script>" + s + "</script>\n")
-		hashes = append(hashes, hash(s))
+		p.scriptHashes = append(p.scriptHashes, cspHash(s))
 	}
 	head, tail, ok := strings.Cut(html, "</body>")
 	if !ok {
 		panic("web: static/index.html lacks </body>")
 	}
-	pageHead = []byte(head + `<script id="info-json" type="application/json">`)
-	pageTail = []byte("</script>\n" + body.String() + "</body>" + tail)
-	csp = fmt.Sprintf("default-src 'self'; img-src 'self' data:; style-src 'self' %s; script-src 'self' %s; connect-src 'self'; frame-ancestors 'none'",
-		hash(style), strings.Join(hashes, " "))
+	p.head = []byte(head + `<script id="info-json" type="application/json">`)
+	p.tail = []byte("</script>\n" + body.String() + "</body>" + tail)
+	return p
 }
 
 // staticHandler serves the page (with info, the /api/info answer, inlined; it is fixed when the

@@ -259,9 +259,12 @@ func humanBytes(n int64) string {
 type ExportOptions struct {
 	Out        io.Writer
 	Checkpoint string
-	Format     string // "onnx" or "safetensors"
+	Format     string // "onnx", "safetensors", "weights" or "web"
 	Path       string
 	Force      bool // replace an existing Path
+	// Wasm and WasmExec (--format web) are a prebuilt cmd/yinsh-wasm and its toolchain's
+	// wasm_exec.js; "": built (found) with the go toolchain from the source tree.
+	Wasm, WasmExec string
 }
 
 func newExportCmd() *cobra.Command { return newCmdExport(nil) }
@@ -269,8 +272,8 @@ func newExportCmd() *cobra.Command { return newCmdExport(nil) }
 func newCmdExport(runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{}
 	cmd := &cobra.Command{
-		Use:   "export --checkpoint FILE --format onnx|safetensors|weights --out FILE",
-		Short: "Export a checkpoint's network for game clients (ONNX, inference safetensors) or as bare weights",
+		Use:   "export --checkpoint FILE --format onnx|safetensors|weights --out FILE | export --format web --out DIR",
+		Short: "Export a checkpoint's network for game clients (ONNX, inference safetensors), as bare weights, or the agent as a static web site",
 		Long: `Export a network: for game clients (onnx, safetensors: batch norm folded into the
 convolutions), or as weights.
   onnx         inputs planes [N,15,11,11] float32 and mask [N,2142] bool; outputs policy [N,2142]
@@ -281,16 +284,38 @@ convolutions), or as weights.
   weights      the training checkpoint without its optimiser state (a third of an AdamW
                checkpoint's size): what every yinsh command that takes a checkpoint loads, and
                how nets/standard.ckpt, the reference network, is made.
+  web          a static site in the directory --out (no --checkpoint): yinsh serve's play and
+               analyse pages with the agent (rules, search and the reference network, built for
+               WebAssembly) running in the browser in a Web Worker; any static file server serves
+               it, and it fetches nothing from elsewhere. Open index.html?player=level:N (or
+               reference, heuristic, …)&variant=blitz to choose the agent. The wasm binary is built
+               from the source tree with the go toolchain (GOOS=js GOARCH=wasm go build
+               ./cmd/yinsh-wasm), or given prebuilt with --wasm FILE (and --wasm-exec, the
+               wasm_exec.js of the Go that built it, when no go toolchain is on the PATH).
 The output is written atomically; an existing --out file is kept unless --force.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
+			case opts.Format == "web":
+				switch {
+				case opts.Checkpoint != "":
+					return errors.New("--format web plays the reference network built into the wasm binary (package nets): it takes no --checkpoint")
+				case opts.Path == "":
+					return errors.New("--out DIR is required")
+				}
+				opts.Out = cmd.OutOrStdout()
+				if runF != nil {
+					return runF(opts)
+				}
+				return exportWebRun(opts)
+			case opts.Wasm != "" || opts.WasmExec != "":
+				return errors.New("--wasm and --wasm-exec go with --format web only")
 			case opts.Checkpoint == "":
 				return errors.New("--checkpoint is required")
 			case opts.Path == "":
 				return errors.New("--out is required")
 			case opts.Format != "onnx" && opts.Format != "safetensors" && opts.Format != "weights":
-				return fmt.Errorf("--format must be onnx, safetensors or weights, got %q", opts.Format)
+				return fmt.Errorf("--format must be onnx, safetensors, weights or web, got %q", opts.Format)
 			}
 			opts.Out = cmd.OutOrStdout()
 			if runF != nil {
@@ -301,9 +326,11 @@ The output is written atomically; an existing --out file is kept unless --force.
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Checkpoint, "checkpoint", "", "checkpoint file to export")
-	f.StringVar(&opts.Format, "format", "onnx", "output format: onnx, safetensors or weights")
-	f.StringVar(&opts.Path, "out", "", "file to write")
-	f.BoolVar(&opts.Force, "force", false, "replace an existing --out file")
+	f.StringVar(&opts.Format, "format", "onnx", "output format: onnx, safetensors, weights or web")
+	f.StringVar(&opts.Path, "out", "", "file to write (--format web: the site's directory)")
+	f.BoolVar(&opts.Force, "force", false, "replace an existing --out file (--format web: the site's files)")
+	f.StringVar(&opts.Wasm, "wasm", "", "--format web: a prebuilt yinsh.wasm (GOOS=js GOARCH=wasm go build ./cmd/yinsh-wasm) instead of building it")
+	f.StringVar(&opts.WasmExec, "wasm-exec", "", "--format web: the wasm_exec.js of the Go that built --wasm (default: the go toolchain's)")
 	return cmd
 }
 
