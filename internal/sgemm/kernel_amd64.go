@@ -10,6 +10,10 @@ var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // and opmask state, which x/sys/cpu folds into HasAVX512F).
 var hasAVX512 = hasAVX2FMA && cpu.X86.HasAVX512F
 
+// hasPackedGo is false: on amd64 the packed path runs on the assembly kernels (KernelGo is for the
+// other architectures, wasm among them).
+const hasPackedGo = false
+
 // kernel6x16 is in kernel_amd64.s.
 //
 //go:noescape

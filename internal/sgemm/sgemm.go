@@ -2,9 +2,10 @@
 // packed, cache-blocked SGEMM in the manner of BLIS/GotoBLAS whose inner micro-kernels are written
 // in Go assembly, chosen at run time from the CPU's features (golang.org/x/sys/cpu): 6×32 tiles in
 // zmm registers with AVX-512F, 6×16 tiles in ymm registers with AVX2 + FMA (also the AVX-512 path's
-// kernel for a last 16-column panel). On other CPUs and architectures, or when the environment
-// variable YINSH_KERNEL=gonum forces it, every call goes to gonum's float32 BLAS (generic Go with
-// SSE axpy and dot kernels), which was the backend's only path before this package.
+// kernel for a last 16-column panel). On other architectures (WebAssembly among them) the same packed
+// path runs on Go micro-kernels (KernelGo). On amd64 CPUs without AVX2 and FMA, or when the
+// environment variable YINSH_KERNEL=gonum forces it, every call goes to gonum's float32 BLAS
+// (generic Go with SSE axpy and dot kernels), which was the backend's only path before this package.
 //
 // Conventions: matrices are row-major float32 slices; op(A) is m×k (A itself k×m when transposed,
 // row stride lda), op(B) is k×n (n×k when transposed, row stride ldb), C is m×n with row stride ldc.
@@ -26,6 +27,7 @@ const (
 	KernelAVX512 = "avx512"   // the packed SGEMM with the AVX-512F 6×32 micro-kernels (amd64)
 	KernelAVX2   = "avx2+fma" // the packed SGEMM with the AVX2/FMA 6×16 micro-kernels (amd64)
 	KernelGonum  = "gonum"    // gonum's blas32 (generic Go + SSE), the fallback
+	KernelGo     = "go"       // the packed SGEMM with Go micro-kernels: the default without amd64 (wasm)
 
 	// KernelAVX512Go is for tests only (Use accepts it, Available never lists it): the AVX-512
 	// path's 32-column tiling with Go versions of its micro-kernels, on any CPU with AVX2.
@@ -45,6 +47,7 @@ const (
 	modeAVX2
 	modeAVX512
 	modeAVX512Go
+	modeGo // the packed path, 6×16 tiles, on the Go micro-kernels (not amd64)
 )
 
 var (
@@ -55,7 +58,7 @@ var (
 
 // simd reports that the packed path is in use; wide, that it takes 32-column tiles.
 func simd() bool { return mode.Load() != modeGonum }
-func wide() bool { return mode.Load() >= modeAVX512 }
+func wide() bool { m := mode.Load(); return m == modeAVX512 || m == modeAVX512Go }
 
 func init() {
 	name, err := choose(os.Getenv(EnvVar))
@@ -75,6 +78,11 @@ func choose(v string) (string, error) {
 		return best, nil
 	case "gonum", "generic", "off":
 		return KernelGonum, nil
+	case "go":
+		if !hasPackedGo {
+			return best, fmt.Errorf("%s=go is for architectures without the assembly kernels (not amd64)", EnvVar)
+		}
+		return KernelGo, nil
 	case "avx2":
 		if !hasAVX2FMA {
 			return KernelGonum, fmt.Errorf("%s=avx2 but this CPU lacks AVX2 or FMA (or is not amd64)", EnvVar)
@@ -86,12 +94,12 @@ func choose(v string) (string, error) {
 		}
 		return KernelAVX512, nil
 	}
-	return best, fmt.Errorf("%s=%q: want auto, avx512, avx2 or gonum", EnvVar, v)
+	return best, fmt.Errorf("%s=%q: want auto, avx512, avx2, go or gonum", EnvVar, v)
 }
 
 // Kernel names the kernel Gemm uses now.
 func Kernel() string {
-	return [...]string{KernelGonum, KernelAVX2, KernelAVX512, KernelAVX512Go}[mode.Load()]
+	return [...]string{KernelGonum, KernelAVX2, KernelAVX512, KernelAVX512Go, KernelGo}[mode.Load()]
 }
 
 // Available lists the kernels this CPU can run, best first.
@@ -101,6 +109,8 @@ func Available() []string {
 		return []string{KernelAVX512, KernelAVX2, KernelGonum}
 	case hasAVX2FMA:
 		return []string{KernelAVX2, KernelGonum}
+	case hasPackedGo:
+		return []string{KernelGo, KernelGonum}
 	}
 	return []string{KernelGonum}
 }
@@ -118,7 +128,9 @@ func Use(name string) error {
 		m = modeAVX512
 	case name == KernelAVX512Go && hasAVX2FMA:
 		m = modeAVX512Go
-	case name == KernelAVX2 || name == KernelAVX512 || name == KernelAVX512Go:
+	case name == KernelGo && hasPackedGo:
+		m = modeGo
+	case name == KernelAVX2 || name == KernelAVX512 || name == KernelAVX512Go || name == KernelGo:
 		return fmt.Errorf("sgemm: kernel %s is not available on this CPU", name)
 	default:
 		return fmt.Errorf("sgemm: unknown kernel %q (have %v)", name, Available())
