@@ -75,7 +75,7 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 	}
 	dir := t.TempDir()
 	servers, urls := startNATSCluster(t, dir, 3)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	tr, err := cluster.OpenTrainer(ctx, cluster.TrainerOptions{Conn: cluster.ConnOptions{URL: urls}, Run: "r3", Fresh: true, Replicas: 3, Log: quiet})
 	if err != nil {
@@ -136,23 +136,45 @@ func TestReplicatedRunSurvivesAServer(t *testing.T) {
 			t.Fatalf("game %d ingested %d times (all: %v)", i, got[i], got)
 		}
 	}
-	// a worker joining now finds the run and its network on the survivors
-	rep, err := cluster.Status(ctx, cluster.ConnOptions{URL: urls}, "r3")
-	if err != nil {
-		t.Fatalf("the run after losing a server: %v", err)
-	}
+	// a worker joining now finds the run and its network on the survivors. Each read is retried
+	// with a short deadline: a request sent while a stream elects its new leader can go
+	// unanswered for good, and must not spend the whole test's budget.
+	var rep cluster.StatusReport
+	retry(t, ctx, "the run after losing a server", func(ctx context.Context) (err error) {
+		rep, err = cluster.Status(ctx, cluster.ConnOptions{URL: urls}, "r3")
+		return err
+	})
 	if rep.Run.Generation != 1 || rep.Run.Network != "gen-0001" || rep.Counters.Ingested != games {
 		t.Fatalf("run after losing a server: %+v", rep)
 	}
-	obj, err := js.ObjectStore(ctx, n.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := obj.GetBytes(ctx, "gen-0001")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var data []byte
+	retry(t, ctx, "the network after losing a server", func(ctx context.Context) error {
+		obj, err := js.ObjectStore(ctx, n.Objects)
+		if err != nil {
+			return err
+		}
+		data, err = obj.GetBytes(ctx, "gen-0001")
+		return err
+	})
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != rep.Run.SHA256 {
 		t.Fatal("the network read from the survivors differs from the one published")
+	}
+}
+
+// retry calls f with a 5 s deadline until it succeeds or ctx ends, then fails the test with
+// f's last error.
+func retry(t *testing.T, ctx context.Context, what string, f func(context.Context) error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := f(actx)
+		cancel()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s: %d attempts, the last: %v", what, attempt, err)
+		}
+		t.Logf("%s: attempt %d: %v (retrying)", what, attempt, err)
 	}
 }

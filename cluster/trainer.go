@@ -249,7 +249,10 @@ func (t *Trainer) Ingest(ctx context.Context, o IngestOptions) (IngestStats, err
 		for _, m := range done {
 			// DoubleAck waits for the server's confirmation, so that when Ingest returns the
 			// work queue has dropped these games and the backlog bound has room again.
-			if err := m.DoubleAck(ctx); err != nil {
+			actx, acancel := context.WithTimeout(ctx, opTimeout)
+			err := m.DoubleAck(actx)
+			acancel()
+			if err != nil {
 				t.log.Warn("cluster: ack failed (the game will be redelivered and skipped as a duplicate)", "err", err)
 			}
 		}
@@ -311,9 +314,17 @@ func (t *Trainer) putCounters(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.kv.Put(ctx, countersKey, b)
+	pctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	_, err = t.kv.Put(pctx, countersKey, b)
 	return err
 }
+
+// opTimeout bounds one JetStream request whose failure Ingest survives (an ack, the counters).
+// During a leader election a request can go unanswered for good (the servers that are not the
+// leader ignore it and the new leader never sees it), so it must not wait on the caller's
+// context, which may have minutes left.
+const opTimeout = 5 * time.Second
 
 // Finish marks the run finished: workers stop. It waits up to linger for the workers to leave
 // (their heartbeats removed), so that an embedded server is not shut down before they saw the end.
