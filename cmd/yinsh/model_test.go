@@ -173,7 +173,7 @@ func TestBenchModelOutput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errs)
 	}
-	re := regexp.MustCompile(`^positions/s: [0-9.]+\ntrain-samples/s: [0-9.]+\ngflops: [0-9.]+\nsgemm-gflops: [0-9.]+\nkernel: (avx2\+fma|gonum)\n$`)
+	re := regexp.MustCompile(`^positions/s: [0-9.]+\ntrain-samples/s: [0-9.]+\ngflops: [0-9.]+\nsgemm-gflops: [0-9.]+\nkernel: (avx512|avx2\+fma|gonum)\n$`)
 	if !re.MatchString(out) {
 		t.Fatalf("output %q does not have exactly the five lines", out)
 	}
