@@ -13,6 +13,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -174,7 +175,8 @@ const analyzeArgs = "[INTERVAL_MS] [sims N] [movetime MS] [top K]"
 // (errNotSearching for players that do not search).
 func (e *Engine) searcherFor() (*searcher, error) {
 	if e.search == nil {
-		s, err := openSearcher(e.spec, e.set, 0, e.nets.load, false)
+		load := func(path string) (model.Net, error) { return e.nets.load(path, e.variant) }
+		s, err := openSearcher(e.spec, e.set, 0, load, false)
 		if err != nil {
 			return nil, err
 		}

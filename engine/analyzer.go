@@ -103,7 +103,7 @@ func NewAnalyzer(opts AnalyzerOptions) (*Analyzer, error) {
 	}
 	a := &Analyzer{spec: opts.Player}
 	a.seed.Store(opts.Seed)
-	srch, err := openSearcher(opts.Player, opts.Search, opts.Parallel, checkpointLoader(opts.Load), true)
+	srch, err := openSearcher(opts.Player, opts.Search, opts.Parallel, checkpointLoader(opts.Load, opts.Variant), true)
 	switch {
 	case errors.Is(err, errNotSearching):
 		a.factory, a.closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant,

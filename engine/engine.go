@@ -36,8 +36,13 @@ const Name = "YINSH Zero"
 const DefaultSims = 200
 
 // DefaultPlayer is the player spec used when Options.Player is empty, for its variant: the
-// reference network (nets.Reference) for standard games, the heuristic baseline for blitz.
+// variant's reference network (nets.Reference) where one is embedded (nets.Has: standard and blitz),
+// else the heuristic baseline.
 func DefaultPlayer(v env.Variant) string { return nets.DefaultPlayer(v) }
+
+// hasReference reports whether variant v has a reference network (nets.Has; tests replace it to
+// reach the refusal of a variant without one).
+var hasReference = nets.Has
 
 // Options configures an Engine.
 type Options struct {
@@ -126,12 +131,12 @@ func New(opts Options) (*Engine, error) {
 // through the player's SetMoveTime, which mcts.Tree.SetConfig validates): the settings are checked
 // by the player's search, mcts.Config.Validate, and nowhere else.
 func (e *Engine) configure(spec string, set selfplay.Search, seed uint64, v env.Variant) error {
-	if !e.anyVar && selfplay.IsLevel(spec) && v != nets.Variant {
-		// the levels are the reference network's, refused for blitz as the reference is
-		return fmt.Errorf("player %s plays the reference network, trained for %s; the game is %s (newgame %s, or start the engine with --any-variant)", spec, nets.Variant, v, nets.Variant)
+	if (selfplay.IsLevel(spec) || spec == nets.Reference) && !hasReference(v) {
+		// the levels and the reference play the game's variant's network: refused where none exists
+		return fmt.Errorf("player %s plays the reference network of the game's variant, and there is none for %s (newgame with another variant, or set player another)", spec, v)
 	}
 	if !e.anyVar && isCheckpointSpec(spec) { // ReadMetadata refuses a named pipe before opening it
-		path, err := nets.Resolve(spec)
+		path, err := nets.Resolve(spec, v)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -46,7 +47,8 @@ func FuzzEngineLines(f *testing.F) {
 	}
 	ck := checkpointFile(f)
 	nets := netCache{loader: loadGonum} // loaded once: every engine of the fuzz run shares the network
-	if _, err := nets.load(ck); err != nil {
+	// ck is a file, not "reference": the variant names no network
+	if _, err := nets.load(ck, env.Standard); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, input string) {

@@ -129,7 +129,7 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 	defer cancel()
 
 	var factory selfplay.PlayerFactory
-	srch, err := openSearcher(opts.Player, opts.Search, opts.Parallel, checkpointLoader(opts.Load), true)
+	srch, err := openSearcher(opts.Player, opts.Search, opts.Parallel, checkpointLoader(opts.Load, opts.Variant), true)
 	if errors.Is(err, errNotSearching) {
 		var closer io.Closer
 		factory, closer, err = selfplay.OpenPlayer(opts.Player, selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant,

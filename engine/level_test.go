@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -45,25 +46,74 @@ func TestSetLevel(t *testing.T) {
 	}
 }
 
-// TestLevelRefusedForBlitz: the levels are the reference network's, refused for a blitz game as the
-// reference is unless the engine runs with --any-variant (Options.AnyVariant).
-func TestLevelRefusedForBlitz(t *testing.T) {
+// TestLevelAndReferenceForBlitz: a blitz game has its own reference network, so the levels and the
+// reference play it without --any-variant (Options.AnyVariant), and newgame switches the reference
+// to the new variant's network.
+func TestLevelAndReferenceForBlitz(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
 	e := newEngine(t, Options{Search: selfplay.Search{Sims: 4}})
 	defer e.Close()
 	if _, ok, text, _ := e.Exec("set level 2"); !ok {
 		t.Fatal(text)
 	}
-	if _, ok, text, _ := e.Exec("newgame blitz"); ok || !strings.Contains(text, "trained for standard") {
+	if _, ok, text, _ := e.Exec("newgame blitz"); !ok {
+		t.Errorf("newgame blitz with level:2: %q", text)
+	}
+	if _, ok, text, _ := e.Exec("genmove"); !ok {
+		t.Errorf("blitz level:2 genmove: %s", text)
+	}
+	b := newEngine(t, Options{Player: "level:2", Variant: env.Blitz, Search: selfplay.Search{Sims: 4}})
+	defer b.Close()
+	if _, ok, text, _ := b.Exec("genmove"); !ok {
+		t.Errorf("blitz level:2 genmove: %s", text)
+	}
+	r := newEngine(t, Options{Variant: env.Blitz, Search: selfplay.Search{Sims: 4}})
+	defer r.Close()
+	if _, _, text, _ := r.Exec("set"); !strings.HasPrefix(text, "player reference\n") {
+		t.Errorf("a blitz engine's default player: %q, want reference", text)
+	}
+	trained := func() string {
+		t.Helper()
+		h, err := model.ReadMetadata(r.nets.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Meta.Variant
+	}
+	if v := trained(); v != "blitz" {
+		t.Errorf("a blitz engine's reference is the %s network", v)
+	}
+	if _, ok, text, _ := r.Exec("newgame standard"); !ok {
+		t.Fatalf("newgame standard: %s", text)
+	}
+	if _, ok, text, _ := r.Exec("genmove"); !ok {
+		t.Errorf("standard reference genmove: %s", text)
+	}
+	if v := trained(); v != "standard" {
+		t.Errorf("after newgame standard the reference is the %s network", v)
+	}
+}
+
+// TestLevelRefusedWithoutReference: a variant without a reference network (blitz, its network
+// hidden through hasReference) refuses the levels and the reference, --any-variant or not.
+func TestLevelRefusedWithoutReference(t *testing.T) {
+	defer func(h func(env.Variant) bool) { hasReference = h }(hasReference)
+	hasReference = func(v env.Variant) bool { return v != env.Blitz }
+	e := newEngine(t, Options{Search: selfplay.Search{Sims: 4}})
+	defer e.Close()
+	if _, ok, text, _ := e.Exec("set level 2"); !ok {
+		t.Fatal(text)
+	}
+	if _, ok, text, _ := e.Exec("newgame blitz"); ok || !strings.Contains(text, "there is none for blitz") {
 		t.Errorf("newgame blitz with level:2: ok %v, %q", ok, text)
 	}
-	_, err := New(Options{Player: "level:2", Variant: env.Blitz, Load: loadGonum})
-	if err == nil || !strings.Contains(err.Error(), "level:2") {
-		t.Errorf("a blitz engine with level:2: %v", err)
-	}
-	a := newEngine(t, Options{Player: "level:2", Variant: env.Blitz, AnyVariant: true, Search: selfplay.Search{Sims: 4}})
-	defer a.Close()
-	if _, ok, text, _ := a.Exec("genmove"); !ok {
-		t.Errorf("--any-variant blitz level:2 genmove: %s", text)
+	for _, any := range []bool{false, true} {
+		for _, spec := range []string{"level:2", "reference"} {
+			_, err := New(Options{Player: spec, Variant: env.Blitz, AnyVariant: any, Load: loadGonum})
+			if err == nil || !strings.Contains(err.Error(), spec) || !strings.Contains(err.Error(), "none for blitz") {
+				t.Errorf("a blitz engine with %s (any variant %v): %v", spec, any, err)
+			}
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -68,9 +69,10 @@ func (c *netCache) close() {
 	*c = netCache{loader: c.loader}
 }
 
-// load returns the network of the checkpoint at path, from the cache if the file is unchanged.
-func (c *netCache) load(path string) (model.Net, error) {
-	path, err := nets.Resolve(path)
+// load returns the network of the checkpoint at path, from the cache if the file is unchanged;
+// "reference" is variant v's reference network (nets.Resolve).
+func (c *netCache) load(path string, v env.Variant) (model.Net, error) {
+	path, err := nets.Resolve(path, v)
 	if err != nil {
 		return nil, err
 	}
@@ -95,16 +97,16 @@ func (c *netCache) load(path string) (model.Net, error) {
 	return net, nil
 }
 
-// checkpointLoader returns load behind nets.Resolve (the reference network's spec names its
-// cached file), or nil when load is nil (openSearcher then refuses checkpoints, naming the missing
+// checkpointLoader returns load behind nets.Resolve (the reference network's spec names the cached
+// file of variant v's network), or nil when load is nil (openSearcher then refuses checkpoints, naming the missing
 // backend). Both backends read through model.ReadCheckpoint, which refuses a directory, a device or
 // a named pipe before opening it (reading /dev/zero or a FIFO as a checkpoint would never end).
-func checkpointLoader(load func(string) (model.Net, error)) func(string) (model.Net, error) {
+func checkpointLoader(load func(string) (model.Net, error), v env.Variant) func(string) (model.Net, error) {
 	if load == nil {
 		return nil
 	}
 	return func(path string) (model.Net, error) {
-		path, err := nets.Resolve(path)
+		path, err := nets.Resolve(path, v)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +127,7 @@ const netPlayerBatch = 64
 // cache: only the players' search and their batcher, which depend on the simulations and the move
 // time, are built anew. The closer stops that batcher; the network stays cached.
 func (e *Engine) openPlayer(spec string, opts selfplay.PlayerOptions) (selfplay.PlayerFactory, io.Closer, error) {
-	if selfplay.IsLevel(spec) { // the level loads the reference network itself, and closes it
+	if selfplay.IsLevel(spec) { // the level loads its variant's reference network itself, and closes it
 		opts.Load = e.nets.loader
 		if opts.Load == nil {
 			return nil, nil, fmt.Errorf("player %s: no backend to load the reference network with", spec)
@@ -141,7 +143,7 @@ func (e *Engine) openPlayer(spec string, opts selfplay.PlayerOptions) (selfplay.
 	if err := opts.Search.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("selfplay: player %s: %w", spec, err)
 	}
-	net, err := e.nets.load(spec)
+	net, err := e.nets.load(spec, opts.Variant)
 	if err != nil {
 		return nil, nil, checkpointError(spec, err)
 	}

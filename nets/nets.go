@@ -1,9 +1,10 @@
-// Package nets carries the project's reference network, embedded in every build: the last network
-// of configs/standard.yaml's run (standard rules, the tiny net; BENCHMARKS.md, "The reference
-// network", has the command, seed and matches that made it). It is the player spec "reference", the
-// default agent of yinsh play, yinsh engine and yinsh serve for standard games. Retraining replaces
-// standard.ckpt (a training checkpoint without optimiser state: yinsh export --format weights);
-// there is never a second copy.
+// Package nets carries the project's reference networks, embedded in every build, one per rules
+// variant: standard.ckpt, the last network of configs/standard.yaml's run (standard rules, the tiny
+// net; BENCHMARKS.md, "The reference network", has the command, seed and matches that made it), and
+// blitz.ckpt, a tiny net trained for blitz. Each is the player spec "reference" for games of its
+// variant, and the default agent of yinsh play, yinsh engine and yinsh serve for them; the strength
+// levels (selfplay.Levels) play the same network. Retraining replaces a file (a training checkpoint
+// without optimiser state: yinsh export --format weights); there is never a second copy.
 package nets
 
 import (
@@ -20,36 +21,70 @@ import (
 	"github.com/yinsh-zero/yinsh/model"
 )
 
-//go:embed standard.ckpt
-var standard []byte
+var (
+	//go:embed standard.ckpt
+	standard []byte
+	//go:embed blitz.ckpt
+	blitz []byte
+)
 
-// Reference is the player spec of the reference network.
+// Reference is the player spec of the reference network (of the game's variant).
 const Reference = "reference"
 
-// Variant is the rules variant the reference network was trained for.
-const Variant = env.Standard
+// embedded returns the reference network's bytes for variant v, nil where there is none. Tests may
+// replace it to check the paths of a variant without a network.
+var embedded = func(v env.Variant) []byte {
+	switch v {
+	case env.Standard:
+		return standard
+	case env.Blitz:
+		return blitz
+	}
+	return nil
+}
 
-// Checkpoint decodes the reference network.
-func Checkpoint() (*model.Checkpoint, error) {
-	ck, err := model.DecodeCheckpoint(standard)
+// Has reports whether a reference network for variant v is embedded.
+func Has(v env.Variant) bool { return len(embedded(v)) > 0 }
+
+// missing is the error of the functions that need v's network when there is none.
+func missing(v env.Variant) error {
+	return fmt.Errorf("nets: no reference network for %s games", v)
+}
+
+// Checkpoint decodes the reference network of variant v.
+func Checkpoint(v env.Variant) (*model.Checkpoint, error) {
+	b := embedded(v)
+	if len(b) == 0 {
+		return nil, missing(v)
+	}
+	ck, err := model.DecodeCheckpoint(b)
 	if err != nil {
-		return nil, fmt.Errorf("nets: the embedded reference network: %w", err)
+		return nil, fmt.Errorf("nets: the embedded %s reference network: %w", v, err)
 	}
 	return ck, nil
 }
 
-// Sum is the first 12 hex digits of the reference file's SHA-256: its version.
-func Sum() string {
-	h := sha256.Sum256(standard)
+// Sum is the first 12 hex digits of the SHA-256 of variant v's reference file (its version), ""
+// where there is none.
+func Sum(v env.Variant) string {
+	b := embedded(v)
+	if len(b) == 0 {
+		return ""
+	}
+	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:6])
 }
 
-// Path returns a file holding the reference network, for the loaders that take a path (every
-// backend's): DIR/yinsh/nets/reference-SUM.ckpt, DIR the user's cache directory (os.UserCacheDir;
-// YINSH_CACHE_DIR overrides it), or the temporary directory when that cannot be written. The file is
-// written once, atomically, and rewritten when it is not the embedded bytes.
-func Path() (string, error) {
-	name := "reference-" + Sum() + ".ckpt"
+// Path returns a file holding variant v's reference network, for the loaders that take a path
+// (every backend's): DIR/yinsh/nets/reference-VARIANT-SUM.ckpt, DIR the user's cache directory
+// (os.UserCacheDir; YINSH_CACHE_DIR overrides it), or the temporary directory when that cannot be
+// written. The file is written once, atomically, and rewritten when it is not the embedded bytes.
+func Path(v env.Variant) (string, error) {
+	b := embedded(v)
+	if len(b) == 0 {
+		return "", missing(v)
+	}
+	name := "reference-" + v.String() + "-" + Sum(v) + ".ckpt"
 	var dirs []string
 	if d := os.Getenv("YINSH_CACHE_DIR"); d != "" {
 		dirs = append(dirs, d)
@@ -60,34 +95,35 @@ func Path() (string, error) {
 	var errs []error
 	for _, d := range dirs {
 		p := filepath.Join(d, "nets", name)
-		if b, err := os.ReadFile(p); err == nil && bytes.Equal(b, standard) {
+		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, b) {
 			return p, nil
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := atomicfile.WriteFile(p, standard); err != nil {
+		if err := atomicfile.WriteFile(p, b); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		return p, nil
 	}
-	return "", fmt.Errorf("nets: no directory to write the reference network to: %v", errs)
+	return "", fmt.Errorf("nets: no directory to write the %s reference network to: %v", v, errs)
 }
 
-// Resolve returns spec unchanged, or for Reference the path of the reference network's file.
-func Resolve(spec string) (string, error) {
+// Resolve returns spec unchanged, or for Reference the path of variant v's reference network's file
+// (an error naming v where there is none).
+func Resolve(spec string, v env.Variant) (string, error) {
 	if spec != Reference {
 		return spec, nil
 	}
-	return Path()
+	return Path(v)
 }
 
 // DefaultPlayer is the agent of yinsh play, engine and serve when none is given: the reference
-// network for its variant, the heuristic baseline for the other (no reference network exists for it).
+// network of variant v where one is embedded (Has), else the heuristic baseline.
 func DefaultPlayer(v env.Variant) string {
-	if v == Variant {
+	if Has(v) {
 		return Reference
 	}
 	return "heuristic"

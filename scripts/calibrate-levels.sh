@@ -10,8 +10,9 @@
 # It needs a quiet machine: searching players are bounded by time, so a loaded machine weakens them.
 # Keep PARALLEL at most the free cores. A full run is 78 pairs × GAMES games of standard YINSH.
 #
-# The calibration is of one reference network: DIR/reference.sum holds the SHA-256 prefix of
-# nets/standard.ckpt (nets.Sum) it was made with. When the reference network changes, the next run
+# The calibration is of one reference network, the one of VARIANT (standard by default; blitz plays
+# nets/blitz.ckpt): DIR/reference.sum holds the SHA-256 prefix of nets/VARIANT.ckpt (nets.Sum) it was
+# made with. When the reference network changes, the next run
 # starts over (the old results are moved to DIR/old-SUM/); otherwise a run resumes, skipping the
 # pairs already played (DIR/done lists them).
 #
@@ -32,7 +33,7 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/yinsh" ./cmd/yinsh
 
-sum=$(sha256sum nets/standard.ckpt | cut -c1-12)
+sum=$(sha256sum "nets/$variant.ckpt" | cut -c1-12)
 if [ -f "$dir/reference.sum" ] && [ "$(cat "$dir/reference.sum")" != "$sum" ]; then
 	old="$dir/old-$(cat "$dir/reference.sum")"
 	echo "the reference network changed ($(cat "$dir/reference.sum") → $sum): starting over, old results in $old"

@@ -16,7 +16,8 @@ import (
 )
 
 // Strength levels: the player specs level:1 … level:10, each a fixed recipe over the reference
-// network (nets.Reference) for game clients that offer an opponent a beginner can beat.
+// network of the game's variant (nets.Reference, PlayerOptions.Variant) for game clients that offer
+// an opponent a beginner can beat.
 //
 // A level below the top searches the reference network with Sims simulations (PUCT, no noise; a
 // command's move time bounds the search as well, its --sims and --gumbel do not apply), then
@@ -35,11 +36,10 @@ import (
 // spec "reference" with the same settings (--sims, --movetime, --gumbel and the rest), only named
 // level:10.
 //
-// Variants: there is one reference network, trained for standard games (nets.Variant), and levels
-// are built on it alone, whatever the game. Like "reference", a level player plays a blitz game when
-// asked to here; the commands refuse it as they refuse "reference" for blitz (yinsh play, arena,
-// engine, analyze and serve: "trained for standard", unless --any-variant), and a blitz game's default
-// agent stays the heuristic (nets.DefaultPlayer). No network is invented for blitz.
+// Variants: each variant has its own reference network (nets.Path), and a level plays the one of
+// PlayerOptions.Variant: the same recipes over the standard network in standard games and over the
+// blitz network in blitz games. A variant without a network (nets.Has false) has no levels: opening
+// one fails, and the commands refuse it before (yinsh play, arena, engine, analyze and serve).
 
 // MaxLevel is the top level: the full agent.
 const MaxLevel = 10
@@ -120,7 +120,8 @@ func ParseLevel(spec string) (int, error) {
 // levelSimsCap, when positive, caps every level's simulations (tests only: quick games).
 var levelSimsCap int
 
-// levelFactory makes the players of level n over the reference network, loaded with opts.Load.
+// levelFactory makes the players of level n over opts.Variant's reference network, loaded with
+// opts.Load.
 func levelFactory(spec string, n int, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
 	if opts.Load == nil {
 		return nil, nil, fmt.Errorf("selfplay: player %s: no backend to load the reference network with (PlayerOptions.Load is nil)", spec)
@@ -143,9 +144,9 @@ func levelFactory(spec string, n int, opts PlayerOptions) (PlayerFactory, io.Clo
 	if err := set.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("selfplay: player %s: %w", spec, err)
 	}
-	path, err := nets.Path()
+	path, err := nets.Path(opts.Variant)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("selfplay: player %s: %w", spec, err)
 	}
 	net, err := opts.Load(path)
 	if err != nil {

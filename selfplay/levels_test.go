@@ -9,6 +9,8 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
+	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/model/gonum"
 )
 
 // TestLevelSpecsRefused: level specs out of range or not a number are refused, the error naming
@@ -152,6 +154,38 @@ func TestLevelTopIsReference(t *testing.T) {
 	}
 	if tokens(got[0]) != tokens(got[1]) {
 		t.Errorf("level:10 %s, reference %s", tokens(got[0]), tokens(got[1]))
+	}
+}
+
+// TestLevelsLoadTheirVariantsNetwork: a level and the player reference load the reference network
+// of the game's variant, each variant's its own file.
+func TestLevelsLoadTheirVariantsNetwork(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	files := map[env.Variant]string{}
+	for _, v := range []env.Variant{env.Standard, env.Blitz} {
+		for _, spec := range []string{"level:3", "reference"} {
+			var loaded string
+			load := func(path string) (model.Net, error) { loaded = path; return gonum.Load(path) }
+			_, closer, err := OpenPlayer(spec, PlayerOptions{Search: Search{Sims: 4}, Variant: v, Parallel: 1, Load: load})
+			if err != nil {
+				t.Fatalf("%s, %s: %v", spec, v, err)
+			}
+			closer.Close()
+			h, err := model.ReadMetadata(loaded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trained, ok := h.Meta.VariantValue(); !ok || trained != v {
+				t.Errorf("%s in a %s game loaded %s, a network for %q", spec, v, loaded, h.Meta.Variant)
+			}
+			if f, ok := files[v]; ok && f != loaded {
+				t.Errorf("%s in a %s game loaded %s, the other player %s", spec, v, loaded, f)
+			}
+			files[v] = loaded
+		}
+	}
+	if files[env.Standard] == files[env.Blitz] {
+		t.Errorf("both variants load %s", files[env.Standard])
 	}
 }
 

@@ -89,7 +89,7 @@ func checkpointFactory(spec string, opts PlayerOptions) (PlayerFactory, io.Close
 	if opts.Load == nil {
 		return nil, nil, fmt.Errorf(`selfplay: player %q is not reference, level:N, random, heuristic, rollout:N or engine:"CMD", and there is no backend to load it as a checkpoint with (PlayerOptions.Load is nil)`, spec)
 	}
-	path, err := nets.Resolve(spec) // "reference": the embedded reference network's file
+	path, err := nets.Resolve(spec, opts.Variant) // "reference": the file of the variant's embedded network
 	if err != nil {
 		return nil, nil, err
 	}

@@ -51,10 +51,10 @@ func ParsePlayer(spec string, opts PlayerOptions) (PlayerFactory, error) {
 
 // OpenPlayer turns a player spec into a factory and a closer that releases what its players share:
 // "random", "heuristic", "rollout:N" (pure MCTS with N random-rollout simulations per decision),
-// "level:N" (strength level N in [1, MaxLevel] over the reference network; see Levels),
+// "level:N" (strength level N in [1, MaxLevel] over opts.Variant's reference network; see Levels),
 // engine:"CMD ARGS" (an external program speaking the engine protocol, one process per game played
-// at once, started now) or the path of a checkpoint file (network-guided search with opts.Sims
-// simulations). Close it when no player of the factory is in use any more.
+// at once, started now), "reference" (opts.Variant's embedded network, package nets) or the path of
+// a checkpoint file (network-guided search with opts.Sims simulations). Close it when no player of the factory is in use any more.
 func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, error) {
 	switch {
 	case spec == "random":

@@ -14,8 +14,9 @@ import (
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
-// analyzers holds the server's analyzer (its --player) and those of the players a request may
-// name instead: random, heuristic and rollout:N (never a file: a client names no path).
+// analyzers holds the server's analyzer (its --player; one per variant when it follows the game's
+// variant: reference, level:N) and those of the players a request may name instead: random,
+// heuristic and rollout:N (never a file: a client names no path).
 type analyzers struct {
 	opts Options
 	log  *slog.Logger
@@ -30,11 +31,16 @@ func newAnalyzers(opts Options, log *slog.Logger) *analyzers {
 	return &analyzers{opts: opts, log: log, m: map[string]*engine.Analyzer{}}
 }
 
-// get returns the analyzer of spec ("" is the server's player), building it on first use.
-func (as *analyzers) get(spec string) (*engine.Analyzer, error) {
+// get returns the analyzer of spec ("" is the server's player) for positions of variant v, building
+// it on first use.
+func (as *analyzers) get(spec string, v env.Variant) (*engine.Analyzer, error) {
 	key := spec
+	po := as.opts.Players
 	if spec == "" {
 		spec = as.opts.Player
+		if followsVariant(spec) && v != po.Variant { // the server's player over v's network
+			key, po.Variant = "@"+v.String(), v
+		}
 	} else if spec != "random" && spec != "heuristic" {
 		if !strings.HasPrefix(spec, "rollout:") {
 			return nil, errorf(http.StatusBadRequest, "player %q: a request may name random, heuristic or rollout:N (or none: the server's player)", spec)
@@ -49,7 +55,6 @@ func (as *analyzers) get(spec string) (*engine.Analyzer, error) {
 		as.touch(key)
 		return a, nil
 	}
-	po := as.opts.Players
 	// the player's own search settings (PUCT or Gumbel, leaves in flight, rollout mix, move time):
 	// an analysis searches as the agent decides
 	a, err := engine.NewAnalyzer(engine.AnalyzerOptions{Player: spec, Search: po.Search,
@@ -58,7 +63,7 @@ func (as *analyzers) get(spec string) (*engine.Analyzer, error) {
 		return nil, err
 	}
 	as.m[key] = a
-	if key != "" {
+	if key != "" && key[0] != '@' { // a request player, not the server's
 		as.lru = append(as.lru, key)
 		if len(as.lru) > maxRequestPlayers {
 			// in-flight searches of the dropped one keep working: rollout, random and heuristic
@@ -185,7 +190,7 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	a, err := s.an.get(j.player)
+	a, err := s.an.get(j.player, j.state.Variant())
 	if err != nil {
 		fail(w, err)
 		return

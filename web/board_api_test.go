@@ -2,21 +2,28 @@ package web
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
-// TestOtherVariantAgainstNetworkRefused: a server whose agent is the reference network (trained for
-// standard games) refuses a blitz game and a blitz analysis by its own player, naming the mismatch,
-// as yinsh play does; standard games, and blitz analyses by a named built-in player, go on. A
-// server of a player that is no network plays both. (Failed before: the blitz game was created.)
+// TestOtherVariantAgainstNetworkRefused: a server whose agent is a checkpoint trained for standard
+// games refuses a blitz game and a blitz analysis by its own player, naming the mismatch, as yinsh
+// play does; standard games, and blitz analyses by a named built-in player, go on. A server of a
+// player that is no network plays both. (Failed before: the blitz game was created.)
 func TestOtherVariantAgainstNetworkRefused(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
 	load := func(path string) (model.Net, error) { return gonum.Load(path) }
-	_, ts := newTestServer(t, Options{Player: "reference", Players: selfplay.PlayerOptions{Search: selfplay.Search{Sims: 8}, Variant: env.Standard, Load: load}, Searches: 1})
+	file, err := nets.Path(env.Standard) // the standard network as a file: a fixed network, not "reference"
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, Options{Player: file, Players: selfplay.PlayerOptions{Search: selfplay.Search{Sims: 8}, Variant: env.Standard, Load: load}, Searches: 1})
 	status, data := call(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz"})
 	wantError(t, status, data, 400, "trained for standard")
 	wantError(t, status, data, 400, "--variant blitz")
@@ -27,15 +34,65 @@ func TestOtherVariantAgainstNetworkRefused(t *testing.T) {
 	wantError(t, status, data, 400, "trained for standard")
 	callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"variant": "blitz", "tokens": blitz, "player": "heuristic"}, 200, nil)
 
-	// a level plays the reference network: refused the same way
-	_, ts3 := newTestServer(t, Options{Player: "level:3", Players: selfplay.PlayerOptions{Variant: env.Standard, Load: load}, Searches: 1})
-	status, data = call(t, nil, "POST", ts3.URL+"/api/games", map[string]any{"variant": "blitz"})
-	wantError(t, status, data, 400, "trained for standard")
-
 	_, ts2 := newTestServer(t, Options{Player: "heuristic"})
 	for _, v := range []string{"standard", "blitz"} {
 		callJSON(t, nil, "POST", ts2.URL+"/api/games", map[string]any{"variant": v}, 201, &g)
 	}
+}
+
+// TestReferenceFollowsTheGamesVariant: a server whose agent is reference or a level, started for
+// standard games, plays and analyses blitz games too, each over the blitz network (loaded once, on
+// the first blitz game); where a variant has no network (blitz, hidden through hasReference) such a
+// server refuses its games, naming the missing network.
+func TestReferenceFollowsTheGamesVariant(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	var mu sync.Mutex
+	loaded := map[string]int{} // variant recorded in each loaded file → loads
+	load := func(path string) (model.Net, error) {
+		h, err := model.ReadMetadata(path)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		loaded[h.Meta.Variant]++
+		mu.Unlock()
+		return gonum.Load(path)
+	}
+	blitz := "e5 f6 e6 f7 e7 f8 e8 f9 d4 g6"
+	for _, spec := range []string{"reference", "level:3"} {
+		clear(loaded)
+		_, ts := newTestServer(t, Options{Player: spec, Players: selfplay.PlayerOptions{Search: selfplay.Search{Sims: 8}, Variant: env.Standard, Load: load}, Searches: 1})
+		if loaded["blitz"] != 0 {
+			t.Errorf("%s: the blitz network was loaded before any blitz game", spec)
+		}
+		for k := 0; k < 2; k++ {
+			var g gameView
+			callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz", "color": "black"}, 201, &g)
+			if g.Variant != "blitz" || g.Agent != spec {
+				t.Fatalf("%s: game %+v", spec, g)
+			}
+			callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil, 200, &g)
+			if len(g.Moves) != 1 || g.Played == "" {
+				t.Errorf("%s: the agent's blitz move: %+v", spec, g)
+			}
+		}
+		callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"variant": "blitz", "tokens": blitz}, 200, nil)
+		callJSON(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"variant": "standard", "tokens": blitz}, 200, nil)
+		mu.Lock()
+		// the games' players and the analyzer: one blitz load each, however many games
+		if loaded["blitz"] < 1 || loaded["blitz"] > 2 || loaded["standard"] < 1 {
+			t.Errorf("%s: networks loaded %v", spec, loaded)
+		}
+		mu.Unlock()
+	}
+
+	defer func(h func(env.Variant) bool) { hasReference = h }(hasReference)
+	hasReference = func(v env.Variant) bool { return v != env.Blitz }
+	_, ts := newTestServer(t, Options{Player: "reference", Players: selfplay.PlayerOptions{Search: selfplay.Search{Sims: 8}, Variant: env.Standard, Load: load}, Searches: 1})
+	status, data := call(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz"})
+	wantError(t, status, data, 400, "there is none for blitz")
+	status, data = call(t, nil, "POST", ts.URL+"/api/analyze", map[string]any{"variant": "blitz", "tokens": blitz})
+	wantError(t, status, data, 400, "there is none for blitz")
 }
 
 // TestAgentViewListsThePlayedMoveFirst: the agent's reported candidates put the action it played

@@ -28,15 +28,23 @@ type trainedVariant struct {
 	ok bool
 }
 
-// networkVariant returns the variant the network of a player spec was trained for, and false for
-// the players that are no network (random, heuristic, rollout:N, engine:"CMD") and for checkpoints
-// that do not record it (or cannot be read: the player's loader reports those).
+// followsVariant reports whether a player spec plays the reference network of the game's variant
+// (reference, level:N): such an agent is built once per variant, each over its own network.
+func followsVariant(spec string) bool { return spec == nets.Reference || selfplay.IsLevel(spec) }
+
+// hasReference is nets.Has (tests replace it to reach the refusal of a variant without a reference
+// network).
+var hasReference = nets.Has
+
+// networkVariant returns the variant the network of a checkpoint spec was trained for, and false
+// for the players that are no fixed network (random, heuristic, rollout:N, engine:"CMD"; reference
+// and level:N, which follow the game's variant) and for checkpoints that do not record it (or
+// cannot be read: the player's loader reports those).
 func networkVariant(spec string) (env.Variant, bool) {
 	switch {
-	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
+	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix),
+		followsVariant(spec):
 		return 0, false
-	case spec == nets.Reference, selfplay.IsLevel(spec): // levels play the reference network
-		return nets.Variant, true
 	}
 	if c, ok := trainedFor.Load(spec); ok {
 		t := c.(trainedVariant)
@@ -51,12 +59,20 @@ func networkVariant(spec string) (env.Variant, bool) {
 }
 
 // checkVariant refuses a game or an analysis of variant v against the server's network when that
-// network was trained for the other variant, as yinsh play and yinsh engine refuse it. The
-// server's own --variant is always accepted: yinsh serve checked it at start (where --any-variant
-// lets a network play the other variant).
+// network was trained for the other variant, as yinsh play and yinsh engine refuse it, and against
+// reference or level:N when v has no reference network. The server's own --variant is always
+// accepted: yinsh serve checked it at start (where --any-variant lets a network play the other
+// variant).
 func (s *Server) checkVariant(v env.Variant, what string) error {
 	if v == s.opts.Players.Variant {
 		return nil
+	}
+	if followsVariant(s.opts.Player) {
+		if hasReference(v) {
+			return nil
+		}
+		return errorf(http.StatusBadRequest, "variant %s: the agent %s plays the reference network of the game's variant, and there is none for %s; this server does not %s %s",
+			v, s.agent, v, what, v)
 	}
 	trained, ok := networkVariant(s.opts.Player)
 	if !ok || trained == v {
@@ -278,7 +294,14 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	agent, err := s.factory(s.opts.Seed + seq)
+	factory, err := s.factoryFor(v)
+	if err != nil {
+		g.mu.Unlock()
+		s.games.remove(g.id)
+		fail(w, err)
+		return
+	}
+	agent, err := factory(s.opts.Seed + seq)
 	if err != nil {
 		g.mu.Unlock()
 		s.games.remove(g.id)

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/yinsh-zero/yinsh/engine"
@@ -82,14 +83,19 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	mux     *http.ServeMux
-	factory selfplay.PlayerFactory
-	closers []func() error
-	agent   string // the agent's name
-	pool    *pool
-	games   *gameStore
-	an      *analyzers
-	runs    *runsDir
-	streams chan struct{}
+	factory selfplay.PlayerFactory // the agent's players for games of the default variant
+	// byVariant are the agent's players for the other variants when it follows the game's variant
+	// (reference, level:N: each variant's own network), opened on a game's first need; vmu guards
+	// it and closers
+	byVariant map[env.Variant]selfplay.PlayerFactory
+	vmu       sync.Mutex
+	closers   []func() error
+	agent     string // the agent's name
+	pool      *pool
+	games     *gameStore
+	an        *analyzers
+	runs      *runsDir
+	streams   chan struct{}
 }
 
 // New builds the server: the agent's player and its analyzer are built now, so a bad spec or a
@@ -148,7 +154,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.agent = p.Name()
 	s.an = newAnalyzers(opts, s.log)
-	if _, err := s.an.get(""); err != nil {
+	if _, err := s.an.get("", opts.Players.Variant); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -166,8 +172,39 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// factoryFor returns the agent's players for games of variant v (checked by checkVariant): the
+// default variant's, or for an agent that follows the game's variant (reference, level:N) the
+// players over v's network, opened on first use.
+func (s *Server) factoryFor(v env.Variant) (selfplay.PlayerFactory, error) {
+	if v == s.opts.Players.Variant || !followsVariant(s.opts.Player) {
+		return s.factory, nil
+	}
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	if f, ok := s.byVariant[v]; ok {
+		return f, nil
+	}
+	po := s.opts.Players
+	po.Variant = v
+	if po.Parallel == 0 {
+		po.Parallel = 1
+	}
+	f, closer, err := selfplay.OpenPlayer(s.opts.Player, po)
+	if err != nil {
+		return nil, err
+	}
+	if s.byVariant == nil {
+		s.byVariant = map[env.Variant]selfplay.PlayerFactory{}
+	}
+	s.byVariant[v] = f
+	s.closers = append(s.closers, closer.Close)
+	return f, nil
+}
+
 // Close releases the players (a network's batcher, external engines' processes).
 func (s *Server) Close() error {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
 	var first error
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		if err := s.closers[i](); err != nil && first == nil {

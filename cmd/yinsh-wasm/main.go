@@ -7,8 +7,9 @@
 // is posted back to the page as {id, status, type, body}. Searches run in the worker, so the board
 // never freezes.
 //
-// The network is the reference network embedded in every build (package nets): the level:N and
-// reference players read it through nets.Path, which the worker's in-memory file system serves.
+// The networks are the reference networks embedded in every build, one per variant (package nets):
+// the level:N and reference players read the one of the game's variant through nets.Path, which the
+// worker's in-memory file system serves.
 package main
 
 import (
@@ -32,7 +33,7 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	post := js.Global().Get("postMessage")
 	// the agent and the default variant: the worker's yinshPlayer and yinshVariant (the page's
-	// ?player= and ?variant=), else the reference network for standard games
+	// ?player= and ?variant=), else the reference network (of each game's variant)
 	variant := env.Standard
 	if v := js.Global().Get("yinshVariant"); v.Type() == js.TypeString && v.String() != "" {
 		var err error

@@ -108,26 +108,30 @@ func builtinPlayer(spec string) bool {
 		strings.HasPrefix(spec, protocol.SpecPrefix)
 }
 
+// hasReference is nets.Has (tests replace it to reach the refusal of a variant without a reference
+// network).
+var hasReference = nets.Has
+
 // checkVariant refuses a checkpoint player trained for another variant than v, unless anyVariant.
 // flag names the flag the spec came from. A checkpoint that does not record its variant (older
 // ones) is accepted, and one that cannot be read is left to the player's loader to report.
 //
-// A level:N player is the reference network's (selfplay.Levels), refused for the variant it was not
-// trained for as "reference" is; a bad level is left to the player's parser to report.
+// "reference" and a level:N player (selfplay.Levels) play the reference network of v itself, so the
+// variants always agree; they are refused only where v has no reference network (nets.Has), with or
+// without anyVariant. A bad level is left to the player's parser to report.
 func checkVariant(flag, spec string, v env.Variant, anyVariant bool) error {
 	prefix := ""
 	if flag != "" {
 		prefix = flag + ": "
 	}
-	if selfplay.IsLevel(spec) && !anyVariant && v != nets.Variant {
-		return fmt.Errorf("%s%s plays the reference network, trained for %s; --variant is %s, which has no reference network "+
-			"(pass --variant %s, or --any-variant to play it anyway; the default %s agent is %s)",
-			prefix, spec, nets.Variant, v, nets.Variant, v, nets.DefaultPlayer(v))
+	if (selfplay.IsLevel(spec) || spec == nets.Reference) && !hasReference(v) {
+		return fmt.Errorf("%s%s plays the reference network of --variant, and %s has none (play heuristic, or a checkpoint of %s)",
+			prefix, spec, v, v)
 	}
 	if anyVariant || builtinPlayer(spec) || selfplay.IsLevel(spec) {
 		return nil
 	}
-	path, err := nets.Resolve(spec)
+	path, err := nets.Resolve(spec, v)
 	if err != nil {
 		return err
 	}

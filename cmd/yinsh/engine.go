@@ -72,7 +72,7 @@ func newCmdEngine(runF func(*EngineOptions) error) *cobra.Command {
 	}
 	opts.BackendFlags.add(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Player, "player", "",
-		"player: reference, level:N, random, heuristic, rollout:N or a checkpoint file (default: reference, the embedded network, for standard; heuristic for blitz)")
+		"player: reference, level:N, random, heuristic, rollout:N or a checkpoint file (default: reference, the variant's embedded network)")
 	cmd.Flags().Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	cmd.Flags().BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
 	cmd.Flags().IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint player's search sends per network call (1: sequential search)")

@@ -324,11 +324,12 @@ func TestEngineFlags(t *testing.T) {
 	}
 	cmd = newCmdEngine(func(o *EngineOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--variant", "blitz"})
-	if err := cmd.Execute(); err != nil || got.Player != "heuristic" {
-		t.Errorf("blitz's default player %q (want heuristic: the reference network is standard's), %v", got.Player, err)
+	if err := cmd.Execute(); err != nil || got.Player != "reference" {
+		t.Errorf("blitz's default player %q (want reference: blitz has its own network), %v", got.Player, err)
 	}
-	if _, errs, code := runCLI(t, "", "engine", "--player", "reference", "--variant", "blitz"); code == 0 || !strings.Contains(errs, "trained for standard") {
-		t.Errorf("the reference network in a blitz engine: code %d stderr %q", code, errs)
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	if out, errs, code := runCLI(t, "set\ngenmove\n", "engine", "--player", "reference", "--variant", "blitz", "--sims", "4"); code != 0 || !strings.Contains(out, "variant blitz") {
+		t.Errorf("the reference network in a blitz engine: code %d stdout %q stderr %q", code, out, errs)
 	}
 	for _, args := range [][]string{
 		{"--variant", "chess"}, {"--sims", "0"}, {"--log-level", "loud"}, {"--player", "rollout:0"}, {"extra"},

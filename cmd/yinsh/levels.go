@@ -17,9 +17,10 @@ func newLevelsCmd() *cobra.Command {
 		Long: `List the strength levels, the player specs level:1 (weakest) to level:10 (the full agent), which
 play, arena, engine (set level N), analyze and serve accept: each level's recipe over the reference
 network and its Elo with a 95% interval once calibrated (scripts/calibrate-levels.sh: a round robin
-of the levels, random, heuristic and reference, fitted by yinsh ratings). The levels are the
-reference network's, trained for standard games: blitz refuses them, as it refuses reference, unless
---any-variant.`,
+of the levels, random, heuristic and reference, fitted by yinsh ratings). Each variant has its own
+reference network: a level plays the standard one in standard games and the blitz one in blitz
+games, with the same recipe. The Elo column is for standard games (scripts/calibrate-levels.sh's
+default variant).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return levelsRun(cmd.OutOrStdout())

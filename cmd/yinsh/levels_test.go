@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/yinsh-zero/yinsh/env"
 )
 
 // TestLevelsCommand: yinsh levels lists the ten levels with their recipes, the top level the full
@@ -28,8 +30,9 @@ func TestLevelsCommand(t *testing.T) {
 	}
 }
 
-// TestPlayLevel: play --level N plays level:N; bad levels are refused naming --level, as is
-// --level with --player; a blitz game refuses the levels as it refuses reference.
+// TestPlayLevel: play --level N plays level:N, in standard and in blitz games (each variant's
+// reference network); bad levels are refused naming --level, as is --level with --player; a variant
+// without a reference network (blitz, hidden through hasReference) refuses the levels and reference.
 func TestPlayLevel(t *testing.T) {
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
 	out, errs, code := runCLI(t, "quit\n", "play", "--level", "3", "--as", "black")
@@ -44,17 +47,31 @@ func TestPlayLevel(t *testing.T) {
 		{[]string{"--level", "11"}, "--level must be in [1, 10], got 11"},
 		{[]string{"--level", "x"}, "--level"},
 		{[]string{"--level", "2", "--player", "random"}, "give one of --level, --checkpoint and --player"},
-		{[]string{"--level", "2", "--variant", "blitz"}, "level:2 plays the reference network, trained for standard; --variant is blitz"},
 		{[]string{"--player", "level:11"}, `"level:11": level: want level:N with N in [1, 10]`},
 	} {
 		if _, errs, code := runCLI(t, "quit\n", append([]string{"play"}, c.args...)...); code == 0 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: code %d %q, want %q", c.args, code, errs, c.want)
 		}
 	}
-	// --any-variant plays the standard network's level in blitz
-	out, errs, code = runCLI(t, "quit\n", "play", "--level", "2", "--variant", "blitz", "--any-variant", "--as", "black")
-	if code != 0 || !strings.Contains(out, "level:2 plays ") {
-		t.Errorf("--any-variant blitz: code %d %q\n%s", code, errs, out)
+	// blitz has its own reference network: its levels play without --any-variant
+	out, errs, code = runCLI(t, "quit\n", "play", "--level", "2", "--variant", "blitz", "--as", "black")
+	if code != 0 || !strings.Contains(out, "against level:2 (blitz") || !strings.Contains(out, "level:2 plays ") {
+		t.Errorf("blitz --level 2: code %d %q\n%s", code, errs, out)
+	}
+	defer func(h func(env.Variant) bool) { hasReference = h }(hasReference)
+	hasReference = func(v env.Variant) bool { return v != env.Blitz }
+	for _, c := range []struct {
+		args []string
+		spec string
+	}{
+		{[]string{"--level", "2", "--variant", "blitz"}, "level:2"},
+		{[]string{"--level", "2", "--variant", "blitz", "--any-variant"}, "level:2"},
+		{[]string{"--player", "reference", "--variant", "blitz"}, "reference"},
+	} {
+		want := c.spec + " plays the reference network of --variant, and blitz has none"
+		if _, errs, code := runCLI(t, "quit\n", append([]string{"play"}, c.args...)...); code == 0 || !strings.Contains(errs, want) {
+			t.Errorf("%v without a blitz network: code %d %q, want %q", c.args, code, errs, want)
+		}
 	}
 }
 

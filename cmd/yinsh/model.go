@@ -283,9 +283,9 @@ convolutions), or as weights.
   safetensors  folded weights and metadata, for the pure-Go client package model/policy.
   weights      the training checkpoint without its optimiser state (a third of an AdamW
                checkpoint's size): what every yinsh command that takes a checkpoint loads, and
-               how nets/standard.ckpt, the reference network, is made.
+               how nets/standard.ckpt and nets/blitz.ckpt, the reference networks, are made.
   web          a static site in the directory --out (no --checkpoint): yinsh serve's play and
-               analyse pages with the agent (rules, search and the reference network, built for
+               analyse pages with the agent (rules, search and the reference networks, built for
                WebAssembly) running in the browser in a Web Worker; any static file server serves
                it, and it fetches nothing from elsewhere. Open index.html?player=level:N (or
                reference, heuristic, …)&variant=blitz to choose the agent. The wasm binary is built
@@ -299,7 +299,7 @@ The output is written atomically; an existing --out file is kept unless --force.
 			case opts.Format == "web":
 				switch {
 				case opts.Checkpoint != "":
-					return errors.New("--format web plays the reference network built into the wasm binary (package nets): it takes no --checkpoint")
+					return errors.New("--format web plays the reference networks built into the wasm binary (package nets): it takes no --checkpoint")
 				case opts.Path == "":
 					return errors.New("--out DIR is required")
 				}

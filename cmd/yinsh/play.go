@@ -55,9 +55,8 @@ naming the players and the variant, then the tokens on one line; yinsh replay FI
 An existing FILE is kept unless --force.
 
 --level N plays against strength level N, 1 (a beginner can beat it) to 10 (the full agent): the
-same as --player level:N (yinsh levels lists the levels' recipes). The levels are the reference
-network's, trained for standard games: a blitz game refuses them, as it refuses reference, unless
---any-variant.`,
+same as --player level:N (yinsh levels lists the levels' recipes). The levels and reference play
+the reference network of the game's variant (standard and blitz each have one).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := parseVariant(variant)
@@ -87,7 +86,7 @@ network's, trained for standard games: a blitz game refuses them, as it refuses 
 			case checkpoint != "":
 				opts.Player = checkpoint
 			case opts.Player == "":
-				opts.Player = nets.DefaultPlayer(v) // the reference network (standard), else heuristic
+				opts.Player = nets.DefaultPlayer(v) // the variant's reference network
 			}
 			if err := checkSearchFlags(mix, opts.Sims, movetime, opts.LeavesInFlight); err != nil {
 				return err
@@ -111,8 +110,8 @@ network's, trained for standard games: a blitz game refuses them, as it refuses 
 	}
 	f := cmd.Flags()
 	opts.BackendFlags.add(f)
-	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint (default: the reference network, for standard games)")
-	f.StringVar(&opts.Player, "player", "", "or another agent: reference, level:N, random, heuristic, rollout:N (default: reference for standard, heuristic for blitz)")
+	f.StringVar(&checkpoint, "checkpoint", "", "the agent's network checkpoint (default: the variant's reference network)")
+	f.StringVar(&opts.Player, "player", "", "or another agent: reference, level:N, random, heuristic, rollout:N (default: reference, the variant's embedded network)")
 	f.IntVar(&level, "level", 0, "play against strength level N in [1, 10] (--player level:N; yinsh levels lists them)")
 	f.IntVar(&opts.Sims, "sims", 200, "search simulations per agent action (with --movetime: a cap, none unless given)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action (0: bounded by --sims)")

@@ -25,18 +25,22 @@ func TestPlayCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	// without an agent: the reference network (standard), the heuristic (blitz)
+	// without an agent: the reference network of the variant
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
 	out, errs, code = runCLI(t, "quit\n", "play", "--as", "black", "--sims", "8")
 	if code != 0 || !strings.Contains(out, "against reference") || !strings.Contains(out, "reference plays ") {
 		t.Fatalf("no agent, standard: code %d %q\n%s", code, errs, out)
 	}
-	out, errs, code = runCLI(t, "quit\n", "play", "--variant", "blitz")
-	if code != 0 || !strings.Contains(out, "against heuristic") {
+	out, errs, code = runCLI(t, "quit\n", "play", "--variant", "blitz", "--as", "black", "--sims", "8")
+	if code != 0 || !strings.Contains(out, "against reference (blitz") || !strings.Contains(out, "reference plays ") {
 		t.Fatalf("no agent, blitz: code %d %q\n%s", code, errs, out)
 	}
-	if _, errs, code = runCLI(t, "", "play", "--player", "reference", "--variant", "blitz"); code == 0 || !strings.Contains(errs, "trained for standard") {
-		t.Fatalf("the reference network in blitz: code %d %q", code, errs)
+	// --any-variant or not, reference is the game's variant's network: nothing to refuse
+	for _, any := range []string{"--any-variant=false", "--any-variant"} {
+		out, errs, code = runCLI(t, "quit\n", "play", "--player", "reference", "--variant", "blitz", "--as", "black", "--sims", "8", any)
+		if code != 0 || !strings.Contains(out, "reference plays ") {
+			t.Fatalf("the reference network in blitz (%s): code %d %q\n%s", any, code, errs, out)
+		}
 	}
 }
 

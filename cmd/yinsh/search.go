@@ -127,10 +127,11 @@ func parseEvaluator(spec string, seed uint64) (mcts.Evaluator, error) {
 	return nil, fmt.Errorf("--evaluator %q: want uniform or rollout:N", spec)
 }
 
-// networkEvaluator loads a checkpoint with load (the --backend and --device) and returns its
-// evaluator (mixed with a random rollout when mix > 0) and a description for the search line.
-func networkEvaluator(load func(string) (model.Net, error), path string, mix float64, seed uint64) (mcts.Evaluator, string, func(), error) {
-	file, err := nets.Resolve(path) // "reference": the embedded reference network's file
+// networkEvaluator loads a checkpoint with load (the --backend and --device; "reference" is variant
+// v's reference network) and returns its evaluator (mixed with a random rollout when mix > 0) and a
+// description for the search line.
+func networkEvaluator(load func(string) (model.Net, error), path string, v env.Variant, mix float64, seed uint64) (mcts.Evaluator, string, func(), error) {
+	file, err := nets.Resolve(path, v) // "reference": the file of v's embedded network
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -159,7 +160,7 @@ func searchRun(opts *SearchOptions) error {
 		if err != nil {
 			return err
 		}
-		if ev, desc, closeNet, err = networkEvaluator(load, opts.Checkpoint, opts.Mix, opts.Seed); err != nil {
+		if ev, desc, closeNet, err = networkEvaluator(load, opts.Checkpoint, opts.State.Variant(), opts.Mix, opts.Seed); err != nil {
 			return err
 		}
 		defer closeNet()

@@ -112,7 +112,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 	opts.BackendFlags.add(f)
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "HOST:PORT to listen on (loopback unless --allow-remote)")
 	f.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr that is not loopback (the server has no authentication)")
-	f.StringVar(&opts.Player, "player", "", "the agent: reference, level:N, random, heuristic, rollout:N, engine:\"CMD\" or a checkpoint file (default: reference, the embedded network, for standard; heuristic for blitz)")
+	f.StringVar(&opts.Player, "player", "", "the agent: reference, level:N, random, heuristic, rollout:N, engine:\"CMD\" or a checkpoint file (default: reference, the variant's embedded network)")
 	f.StringVar(&opts.Runs, "runs", "", "directory of runs to watch and chart (each subdirectory a run: metrics.jsonl, games/; or one run directory)")
 	f.IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per agent action and per analysis that names none (checkpoint players)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action for searching players (0: bounded by --sims)")

@@ -38,7 +38,7 @@ func run(w io.Writer, level int, seed uint64) error {
 	// A searching agent: any player spec of `yinsh arena` works here (level:N, reference,
 	// rollout:N, a checkpoint file). Load is the network backend: model/gonum, pure Go.
 	opts := selfplay.PlayerOptions{
-		Variant: env.Standard,
+		Variant: env.Standard, // the level plays this variant's reference network (blitz has its own)
 		Load:    func(path string) (model.Net, error) { return gonum.Load(path) },
 	}
 	newAgent, closer, err := selfplay.OpenPlayer(fmt.Sprintf("level:%d", level), opts)
@@ -61,7 +61,7 @@ func run(w io.Writer, level int, seed uint64) error {
 		final.RingsRemoved(env.White), final.RingsRemoved(env.Black))
 
 	// The bare network, no search: action probabilities and win/draw/loss for the side to act.
-	path, err := nets.Path() // the reference network, embedded in the binary, as a file
+	path, err := nets.Path(env.Standard) // the standard reference network, embedded in the binary, as a file
 	if err != nil {
 		return err
 	}

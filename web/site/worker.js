@@ -4,8 +4,8 @@
 "use strict";
 
 // An in-memory file system in Node's fs shape, which Go's os package uses under js/wasm: the
-// agent's players read the reference network through a file (nets.Path writes it once under
-// /tmp). Standard output and error go to the console.
+// agent's players read each variant's reference network through a file (nets.Path writes it once
+// under /tmp). Standard output and error go to the console.
 self.fs = (() => {
   const S_IFDIR = 0o040000, S_IFREG = 0o100000;
   const C = { O_WRONLY: 1, O_RDWR: 2, O_CREAT: 64, O_EXCL: 128, O_TRUNC: 512, O_APPEND: 1024, O_DIRECTORY: 65536 };

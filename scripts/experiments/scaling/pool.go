@@ -178,12 +178,13 @@ func (pl *pooled) open() error {
 	return nil
 }
 
-// checkVariant refuses a checkpoint trained for another variant than the pool's (as yinsh arena does).
+// checkVariant refuses a checkpoint trained for another variant than the pool's (as yinsh arena
+// does); reference is the pool variant's own network.
 func checkVariant(e entry, v env.Variant) error {
 	if builtin(e.Spec) && e.Spec != nets.Reference {
 		return nil
 	}
-	path, err := nets.Resolve(e.Player)
+	path, err := nets.Resolve(e.Player, v)
 	if err != nil {
 		return nil // OpenPlayer says why
 	}
