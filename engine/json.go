@@ -16,6 +16,7 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -57,6 +58,9 @@ type JSONOptions struct {
 	selfplay.Search
 	// Variant is the variant of requests that name none.
 	Variant env.Variant
+	// AnyVariant lets a network search requests of the other variant than it was trained for
+	// (else they get an error answer).
+	AnyVariant bool
 	// Seed seeds the searches; worker k uses Seed+k.
 	Seed uint64
 	// Parallel is the number of requests searched at once (0: DefaultJSONParallel). A checkpoint's
@@ -144,6 +148,8 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 		defer srch.Close()
 	}
 
+	netV, fixed := jsonNetworkVariant(opts.Player, opts.Variant)
+	fixed = fixed && !opts.AnyVariant
 	out := &jsonWriter{w: bufio.NewWriter(w)}
 	jobs := make(chan jsonJob)
 	var wg sync.WaitGroup
@@ -190,6 +196,9 @@ read:
 			out.write(jsonError{ID: nullID, Error: fmt.Sprintf("line %d: longer than %d bytes", n, maxJSONLine-1)})
 		} else if j, answer, ok := parseJSONRequest(l.line, n, opts.Variant); answer != nil {
 			out.write(*answer)
+		} else if ok && fixed && j.state.Variant() != netV {
+			out.write(jsonError{ID: j.id, Error: fmt.Sprintf("variant %s: the player's network was trained for %s games (start the analyser with --variant %s for the %s reference network, or a %s checkpoint)",
+				j.state.Variant(), netV, j.state.Variant(), j.state.Variant(), j.state.Variant())})
 		} else if ok {
 			select {
 			case jobs <- j:
@@ -236,6 +245,24 @@ func readJSONLines(ctx context.Context, r io.Reader, lines chan<- jsonLine) {
 			return
 		}
 	}
+}
+
+// jsonNetworkVariant returns the variant the network of player spec plays, and false for players
+// that are no network or checkpoints that do not record it: reference and level:N play def's
+// reference network (nets.Resolve), a checkpoint the variant it was trained for. A request of
+// another variant would be searched with the wrong network, so RunJSON refuses it.
+func jsonNetworkVariant(spec string, def env.Variant) (env.Variant, bool) {
+	if spec == nets.Reference || selfplay.IsLevel(spec) {
+		return def, true
+	}
+	if !isCheckpointSpec(spec) {
+		return 0, false
+	}
+	h, err := model.ReadMetadata(spec)
+	if err != nil {
+		return 0, false
+	}
+	return h.Meta.VariantValue()
 }
 
 // parseJSONRequest parses line n. ok is false for blank lines (no answer); answer is not nil when the

@@ -245,3 +245,22 @@ func TestRunJSONCancel(t *testing.T) {
 		t.Fatal("RunJSON did not return after its context ended")
 	}
 }
+
+// TestRunJSONRefusesAnotherVariantsNetwork: a request of another variant than the network's gets an
+// error answer naming both variants instead of a search by the wrong network (the reference of the
+// analyser's variant; before, a blitz request to a standard analyser was searched by the standard
+// network), while a request of the network's variant is answered.
+func TestRunJSONRefusesAnotherVariantsNetwork(t *testing.T) {
+	in := `{"id":1,"moves":[],"variant":"blitz","sims":4}` + "\n" + `{"id":2,"moves":[],"sims":4}` + "\n"
+	byID, nulls := jsonAnswers(t, in, JSONOptions{Player: "reference", Parallel: 1, Variant: env.Standard, Load: loadGonum})
+	if len(nulls) != 0 {
+		t.Fatalf("null-id errors: %v", nulls)
+	}
+	msg, _ := byID["1"]["error"].(string)
+	if !strings.Contains(msg, "variant blitz") || !strings.Contains(msg, "trained for standard") {
+		t.Errorf("blitz request to a standard reference analyser: %v", byID["1"])
+	}
+	if _, bad := byID["2"]["error"]; bad || byID["2"]["best"] == nil {
+		t.Errorf("standard request: %v", byID["2"])
+	}
+}

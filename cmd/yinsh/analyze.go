@@ -80,7 +80,7 @@ func newCmdAnalyze(runF func(*AnalyzeOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.Parallel, "parallel", engine.DefaultJSONParallel, "requests searched at once")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the searches")
 	cmd.Flags().StringVar(&variant, "variant", "standard", "variant of requests that name none: standard or blitz")
-	cmd.Flags().BoolVar(&opts.AnyVariant, "any-variant", false, "accept a checkpoint trained for another variant than --variant")
+	cmd.Flags().BoolVar(&opts.AnyVariant, "any-variant", false, "let the player's network search requests of the other variant than it was trained for (else: an error answer)")
 	return cmd
 }
 
@@ -93,6 +93,6 @@ func analyzeRun(ctx context.Context, opts *AnalyzeOptions) error {
 		return err
 	}
 	return engine.RunJSON(ctx, opts.In, opts.Out, engine.JSONOptions{
-		Player: opts.Player, Search: opts.Search, Variant: opts.Variant, Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
+		Player: opts.Player, Search: opts.Search, Variant: opts.Variant, AnyVariant: opts.AnyVariant, Seed: opts.Seed, Parallel: opts.Parallel, Load: load,
 	})
 }
