@@ -131,7 +131,7 @@ func New(opts Options) (*Engine, error) {
 // through the player's SetMoveTime, which mcts.Tree.SetConfig validates): the settings are checked
 // by the player's search, mcts.Config.Validate, and nowhere else.
 func (e *Engine) configure(spec string, set selfplay.Search, seed uint64, v env.Variant) error {
-	if (selfplay.IsLevel(spec) || spec == nets.Reference) && !hasReference(v) {
+	if selfplay.FollowsVariant(spec) && !hasReference(v) {
 		// the levels and the reference play the game's variant's network: refused where none exists
 		return fmt.Errorf("player %s plays the reference network of the game's variant, and there is none for %s (newgame with another variant, or set player another)", spec, v)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
-	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
@@ -252,7 +251,7 @@ func readJSONLines(ctx context.Context, r io.Reader, lines chan<- jsonLine) {
 // reference network (nets.Resolve), a checkpoint the variant it was trained for. A request of
 // another variant would be searched with the wrong network, so RunJSON refuses it.
 func jsonNetworkVariant(spec string, def env.Variant) (env.Variant, bool) {
-	if spec == nets.Reference || selfplay.IsLevel(spec) {
+	if selfplay.FollowsVariant(spec) {
 		return def, true
 	}
 	if !isCheckpointSpec(spec) {

@@ -108,6 +108,10 @@ func (l Level) Recipe() string {
 // IsLevel reports whether spec is a level spec (level:…), valid or not.
 func IsLevel(spec string) bool { return strings.HasPrefix(spec, LevelPrefix) }
 
+// FollowsVariant reports whether a player spec plays the reference network of the game's variant
+// (nets.Reference and the levels), rather than a network of its own or none.
+func FollowsVariant(spec string) bool { return spec == nets.Reference || IsLevel(spec) }
+
 // ParseLevel returns the level of a level:N spec, N in [1, MaxLevel].
 func ParseLevel(spec string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(spec, LevelPrefix))

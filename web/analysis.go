@@ -38,7 +38,7 @@ func (as *analyzers) get(spec string, v env.Variant) (*engine.Analyzer, error) {
 	po := as.opts.Players
 	if spec == "" {
 		spec = as.opts.Player
-		if followsVariant(spec) && v != po.Variant { // the server's player over v's network
+		if selfplay.FollowsVariant(spec) && v != po.Variant { // the server's player over v's network
 			key, po.Variant = "@"+v.String(), v
 		}
 	} else if spec != "random" && spec != "heuristic" {

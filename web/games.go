@@ -28,10 +28,6 @@ type trainedVariant struct {
 	ok bool
 }
 
-// followsVariant reports whether a player spec plays the reference network of the game's variant
-// (reference, level:N): such an agent is built once per variant, each over its own network.
-func followsVariant(spec string) bool { return spec == nets.Reference || selfplay.IsLevel(spec) }
-
 // hasReference is nets.Has (tests replace it to reach the refusal of a variant without a reference
 // network).
 var hasReference = nets.Has
@@ -43,7 +39,7 @@ var hasReference = nets.Has
 func networkVariant(spec string) (env.Variant, bool) {
 	switch {
 	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix),
-		followsVariant(spec):
+		selfplay.FollowsVariant(spec):
 		return 0, false
 	}
 	if c, ok := trainedFor.Load(spec); ok {
@@ -67,7 +63,7 @@ func (s *Server) checkVariant(v env.Variant, what string) error {
 	if v == s.opts.Players.Variant {
 		return nil
 	}
-	if followsVariant(s.opts.Player) {
+	if selfplay.FollowsVariant(s.opts.Player) {
 		if hasReference(v) {
 			return nil
 		}

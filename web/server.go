@@ -176,7 +176,7 @@ func New(opts Options) (*Server, error) {
 // default variant's, or for an agent that follows the game's variant (reference, level:N) the
 // players over v's network, opened on first use.
 func (s *Server) factoryFor(v env.Variant) (selfplay.PlayerFactory, error) {
-	if v == s.opts.Players.Variant || !followsVariant(s.opts.Player) {
+	if v == s.opts.Players.Variant || !selfplay.FollowsVariant(s.opts.Player) {
 		return s.factory, nil
 	}
 	s.vmu.Lock()

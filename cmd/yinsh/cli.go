@@ -124,7 +124,7 @@ func checkVariant(flag, spec string, v env.Variant, anyVariant bool) error {
 	if flag != "" {
 		prefix = flag + ": "
 	}
-	if (selfplay.IsLevel(spec) || spec == nets.Reference) && !hasReference(v) {
+	if selfplay.FollowsVariant(spec) && !hasReference(v) {
 		return fmt.Errorf("%s%s plays the reference network of --variant, and %s has none (play heuristic, or a checkpoint of %s)",
 			prefix, spec, v, v)
 	}
