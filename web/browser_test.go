@@ -311,14 +311,23 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 	shot("watch.png", "")
 	// following the run live: a game that self-play finishes now is shown as it is written
 	run("follow live", chromedp.Click(chromedp.CSS("#w-follow")))
-	time.Sleep(200 * time.Millisecond) // the stream's first events
-	if err := writer.Append(randomGame(rand.New(rand.NewPCG(8, 8)), 777, env.Blitz)); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(text("#w-title"), "game 777 "); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the live game was not shown: %q", text("#w-title"))
+	// The page subscribes to the stream as it follows; a game written before the subscription is
+	// not an event. So games are written one after another (ids 777, 778, …) until one is shown
+	// live, rather than sleeping for the subscription and writing one.
+	shown := false
+	for id, deadline := uint64(777), time.Now().Add(10*time.Second); !shown && time.Now().Before(deadline); id++ {
+		if err := writer.Append(randomGame(rand.New(rand.NewPCG(8, id)), id, env.Blitz)); err != nil {
+			t.Fatal(err)
 		}
+		for wait := time.Now().Add(time.Second); time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(text("#w-title"), fmt.Sprintf("game %d ", id)) {
+				shown = true
+				break
+			}
+		}
+	}
+	if !shown {
+		t.Fatalf("the live game was not shown: %q", text("#w-title"))
 	}
 
 	// dashboard: the run's curves, then a generation appended while the page is open
