@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/nets"
-	"github.com/yinsh-zero/yinsh/selfplay/protocol"
+	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 // entry is one player of a pool file: `label net_size compute SPEC`.
@@ -38,8 +38,7 @@ type pool struct {
 
 // builtin reports whether spec is a built-in player or an engine, not a checkpoint file.
 func builtin(spec string) bool {
-	return spec == "random" || spec == "heuristic" || spec == nets.Reference ||
-		strings.HasPrefix(spec, "rollout:") || strings.HasPrefix(spec, protocol.SpecPrefix)
+	return spec == nets.Reference || selfplay.Builtin(spec)
 }
 
 // searches reports whether spec's player searches, so that its strength depends on the move time.

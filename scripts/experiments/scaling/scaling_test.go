@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +115,73 @@ func TestPerDoublingAndBudgets(t *testing.T) {
 	}
 	if _, ok := pick(pts, 17); ok {
 		t.Error("a budget past the run was picked")
+	}
+}
+
+// simulatePool plays a simulated pool like the blitz study's (9 players from 0 to +666 Elo, the
+// anchor at 0): a round robin of 4 games a pair, then game pairs picked by sched (one at a time, the
+// ratings refitted after each, as poolRun does) with outcomes drawn from the logistic model, until
+// budget games; it returns the widest half-interval at the end.
+func simulatePool(t *testing.T, q float64, budget int, seed uint64) float64 {
+	t.Helper()
+	names := []string{"heur", "rollout", "t5", "t12", "t30", "c5", "c12", "c30", "t60"}
+	truth := []float64{0, 421, 251, 293, 531, 69, 164, 184, 666}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	games := map[pairKey]int{}
+	var res []train.Result
+	playPair := func(i, j int) {
+		p := 1 / (1 + math.Pow(10, (truth[j]-truth[i])/400))
+		w := 0
+		for range 2 {
+			if rng.Float64() < p {
+				w++
+			}
+		}
+		var pairs [5]int
+		pairs[2*w]++
+		res = append(res, train.Result{A: names[i], B: names[j], Wins: w, Losses: 2 - w, Pairs: &pairs})
+		games[keyOf(names[i], names[j])] += 2
+	}
+	total := 0
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			playPair(i, j)
+			playPair(i, j)
+			total += 4
+		}
+	}
+	for {
+		rs, err := train.FitRatings(res, "heur")
+		if err != nil {
+			t.Fatal(err)
+		}
+		widest := 0.0
+		for _, r := range rs {
+			if r.Player != "heur" {
+				widest = max(widest, halfWidth(r))
+			}
+		}
+		if total >= budget {
+			return widest
+		}
+		for _, jb := range scheduleWeighted(names, rs, games, "heur", 50, 1, q) {
+			playPair(jb.I, jb.J)
+			total += 2
+		}
+	}
+}
+
+// TestScheduleNarrowsTheWidest: on the simulated pool, weighting towards the widest interval
+// (widestPower) leaves it narrower after the same games than the plain sum of variances (q = 1),
+// which spends them on the anchor's lopsided pairs (the blitz study's ±73 at 1,400 games).
+func TestScheduleNarrowsTheWidest(t *testing.T) {
+	var plain, widest float64
+	for seed := uint64(1); seed <= 3; seed++ {
+		plain += simulatePool(t, 1, 1000, seed)
+		widest += simulatePool(t, widestPower, 1000, seed)
+	}
+	t.Logf("widest half-interval after 1,000 games, mean of 3 seeds: q=1 ±%.1f, q=%d ±%.1f", plain/3, widestPower, widest/3)
+	if widest >= plain {
+		t.Errorf("q=%d left ±%.1f, no narrower than q=1's ±%.1f", widestPower, widest/3, plain/3)
 	}
 }
