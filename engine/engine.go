@@ -40,10 +40,6 @@ const DefaultSims = 200
 // else the heuristic baseline.
 func DefaultPlayer(v env.Variant) string { return nets.DefaultPlayer(v) }
 
-// hasReference reports whether variant v has a reference network (nets.Has; tests replace it to
-// reach the refusal of a variant without one).
-var hasReference = nets.Has
-
 // Options configures an Engine.
 type Options struct {
 	// Player is a player spec as selfplay.ParsePlayer takes it (random, heuristic, rollout:N, a
@@ -131,20 +127,12 @@ func New(opts Options) (*Engine, error) {
 // through the player's SetMoveTime, which mcts.Tree.SetConfig validates): the settings are checked
 // by the player's search, mcts.Config.Validate, and nowhere else.
 func (e *Engine) configure(spec string, set selfplay.Search, seed uint64, v env.Variant) error {
-	if selfplay.FollowsVariant(spec) && !hasReference(v) {
+	if selfplay.FollowsVariant(spec) && !nets.Has(v) {
 		// the levels and the reference play the game's variant's network: refused where none exists
 		return fmt.Errorf("player %s plays the reference network of the game's variant, and there is none for %s (newgame with another variant, or set player another)", spec, v)
 	}
-	if !e.anyVar && isCheckpointSpec(spec) { // ReadMetadata refuses a named pipe before opening it
-		path, err := nets.Resolve(spec, v)
-		if err != nil {
-			return err
-		}
-		if h, err := model.ReadMetadata(path); err == nil {
-			if trained, ok := h.Meta.VariantValue(); ok && trained != v {
-				return fmt.Errorf("checkpoint %s was trained for %s, the game is %s (newgame %s, or start the engine with --any-variant)", spec, trained, v, trained)
-			}
-		}
+	if trained, ok := selfplay.TrainedVariant(spec, v); ok && trained != v && !e.anyVar {
+		return fmt.Errorf("checkpoint %s was trained for %s, the game is %s (newgame %s, or start the engine with --any-variant)", spec, trained, v, trained)
 	}
 	factory, closer, err := e.openPlayer(spec, selfplay.PlayerOptions{Search: set, Variant: v})
 	if err != nil {

@@ -147,7 +147,7 @@ func RunJSON(ctx context.Context, r io.Reader, w io.Writer, opts JSONOptions) er
 		defer srch.Close()
 	}
 
-	netV, fixed := jsonNetworkVariant(opts.Player, opts.Variant)
+	netV, fixed := selfplay.TrainedVariant(opts.Player, opts.Variant)
 	fixed = fixed && !opts.AnyVariant
 	out := &jsonWriter{w: bufio.NewWriter(w)}
 	jobs := make(chan jsonJob)
@@ -244,24 +244,6 @@ func readJSONLines(ctx context.Context, r io.Reader, lines chan<- jsonLine) {
 			return
 		}
 	}
-}
-
-// jsonNetworkVariant returns the variant the network of player spec plays, and false for players
-// that are no network or checkpoints that do not record it: reference and level:N play def's
-// reference network (nets.Resolve), a checkpoint the variant it was trained for. A request of
-// another variant would be searched with the wrong network, so RunJSON refuses it.
-func jsonNetworkVariant(spec string, def env.Variant) (env.Variant, bool) {
-	if selfplay.FollowsVariant(spec) {
-		return def, true
-	}
-	if !isCheckpointSpec(spec) {
-		return 0, false
-	}
-	h, err := model.ReadMetadata(spec)
-	if err != nil {
-		return 0, false
-	}
-	return h.Meta.VariantValue()
 }
 
 // parseJSONRequest parses line n. ok is false for blank lines (no answer); answer is not nil when the

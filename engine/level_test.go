@@ -7,6 +7,7 @@ import (
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
+	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
@@ -95,10 +96,9 @@ func TestLevelAndReferenceForBlitz(t *testing.T) {
 }
 
 // TestLevelRefusedWithoutReference: a variant without a reference network (blitz, its network
-// hidden through hasReference) refuses the levels and the reference, --any-variant or not.
+// hidden by nets.Hide) refuses the levels and the reference, --any-variant or not.
 func TestLevelRefusedWithoutReference(t *testing.T) {
-	defer func(h func(env.Variant) bool) { hasReference = h }(hasReference)
-	hasReference = func(v env.Variant) bool { return v != env.Blitz }
+	nets.Hide(t, env.Blitz)
 	e := newEngine(t, Options{Search: selfplay.Search{Sims: 4}})
 	defer e.Close()
 	if _, ok, text, _ := e.Exec("set level 2"); !ok {

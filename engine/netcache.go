@@ -13,19 +13,13 @@ import (
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
-	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
-// isCheckpointSpec reports whether spec names a checkpoint file rather than a built-in player
-// (random, heuristic, rollout:N, level:N) or an external engine (engine:"CMD"), as
-// selfplay.OpenPlayer tells them apart.
+// isCheckpointSpec reports whether spec names a checkpoint file or the reference network rather
+// than a built-in player (selfplay.Builtin), a level or nothing, as selfplay.OpenPlayer tells them
+// apart.
 func isCheckpointSpec(spec string) bool {
-	switch {
-	case spec == "" || spec == "random" || spec == "heuristic", selfplay.IsLevel(spec),
-		strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix):
-		return false
-	}
-	return true
+	return spec != "" && !selfplay.Builtin(spec) && !selfplay.IsLevel(spec)
 }
 
 // checkpointName is the name of a checkpoint's players: the file name without its extension (as

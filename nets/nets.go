@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/internal/atomicfile"
@@ -32,9 +33,8 @@ var (
 // Reference is the player spec of the reference network (of the game's variant).
 const Reference = "reference"
 
-// embedded returns the reference network's bytes for variant v, nil where there is none. Tests may
-// replace it to check the paths of a variant without a network.
-var embedded = func(v env.Variant) []byte {
+// embedded returns the reference network's bytes for variant v, nil where there is none.
+func embedded(v env.Variant) []byte {
 	switch v {
 	case env.Standard:
 		return standard
@@ -44,8 +44,28 @@ var embedded = func(v env.Variant) []byte {
 	return nil
 }
 
-// Has reports whether a reference network for variant v is embedded.
-func Has(v env.Variant) bool { return len(embedded(v)) > 0 }
+// Has reports whether a reference network for variant v is embedded (and not hidden by Hide).
+func Has(v env.Variant) bool { return len(network(v)) > 0 }
+
+// hidden holds the variants Hide hides (a bit per variant).
+var hidden atomic.Uint32
+
+// network is embedded(v), or nil while v is hidden.
+func network(v env.Variant) []byte {
+	if hidden.Load()&(1<<uint(v)) != 0 {
+		return nil
+	}
+	return embedded(v)
+}
+
+// Hide makes variant v's reference network absent for every function of this package until the
+// test t ends (t.Cleanup), so that tests of other packages reach their paths for a variant without
+// a network. Tests that hide must not run in parallel with tests that need the network.
+func Hide(t interface{ Cleanup(func()) }, v env.Variant) {
+	bit := uint32(1) << uint(v)
+	hidden.Or(bit)
+	t.Cleanup(func() { hidden.And(^bit) })
+}
 
 // missing is the error of the functions that need v's network when there is none.
 func missing(v env.Variant) error {
@@ -54,7 +74,7 @@ func missing(v env.Variant) error {
 
 // Checkpoint decodes the reference network of variant v.
 func Checkpoint(v env.Variant) (*model.Checkpoint, error) {
-	b := embedded(v)
+	b := network(v)
 	if len(b) == 0 {
 		return nil, missing(v)
 	}
@@ -68,7 +88,7 @@ func Checkpoint(v env.Variant) (*model.Checkpoint, error) {
 // Sum is the first 12 hex digits of the SHA-256 of variant v's reference file (its version), ""
 // where there is none.
 func Sum(v env.Variant) string {
-	b := embedded(v)
+	b := network(v)
 	if len(b) == 0 {
 		return ""
 	}
@@ -81,7 +101,7 @@ func Sum(v env.Variant) string {
 // (os.UserCacheDir; YINSH_CACHE_DIR overrides it), or the temporary directory when that cannot be
 // written. The file is written once, atomically, and rewritten when it is not the embedded bytes.
 func Path(v env.Variant) (string, error) {
-	b := embedded(v)
+	b := network(v)
 	if len(b) == 0 {
 		return "", missing(v)
 	}

@@ -122,18 +122,11 @@ func TestPath(t *testing.T) {
 	}
 }
 
-// TestMissing: a variant without a network (blitz, its network hidden) has no checkpoint, path or
+// TestMissing: a variant without a network (blitz, its network hidden by Hide) has no checkpoint, path or
 // sum, Resolve's error names it, and its default player is the heuristic.
 func TestMissing(t *testing.T) {
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
-	old := embedded
-	t.Cleanup(func() { embedded = old })
-	embedded = func(v env.Variant) []byte {
-		if v == env.Blitz {
-			return nil
-		}
-		return old(v)
-	}
+	Hide(t, env.Blitz)
 	if Has(env.Blitz) || !Has(env.Standard) {
 		t.Fatal("Has")
 	}

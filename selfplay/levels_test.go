@@ -3,6 +3,7 @@ package selfplay
 import (
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/yinsh-zero/yinsh/mcts"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
+	"github.com/yinsh-zero/yinsh/nets"
 )
 
 // TestLevelSpecsRefused: level specs out of range or not a number are refused, the error naming
@@ -240,5 +242,39 @@ func TestLevelChoose(t *testing.T) {
 	}
 	if m := count(1); len(m) < len(legal)/2 {
 		t.Errorf("level 1 played %d distinct actions of %d", len(m), len(legal))
+	}
+}
+
+// TestTrainedVariant: reference and the levels follow the game's variant, a checkpoint says what its
+// header records (the blitz reference's file, asked about a standard game, says blitz), and built-in
+// players, the empty spec and an unreadable file have none.
+func TestTrainedVariant(t *testing.T) {
+	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
+	blitzFile, err := nets.Path(env.Blitz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec string
+		want env.Variant
+		ok   bool
+	}{
+		{"reference", env.Standard, true},
+		{"level:3", env.Standard, true},
+		{blitzFile, env.Blitz, true},
+		{"heuristic", 0, false},
+		{"random", 0, false},
+		{"rollout:50", 0, false},
+		{`engine:"yinsh engine"`, 0, false},
+		{"", 0, false},
+		{filepath.Join(t.TempDir(), "missing.ckpt"), 0, false},
+	} {
+		got, ok := TrainedVariant(c.spec, env.Standard)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("TrainedVariant(%q) = %v, %v; want %v, %v", c.spec, got, ok, c.want, c.ok)
+		}
+		if Builtin(c.spec) != (c.spec == "heuristic" || c.spec == "random" || c.spec == "rollout:50" || strings.HasPrefix(c.spec, "engine:")) {
+			t.Errorf("Builtin(%q) = %v", c.spec, Builtin(c.spec))
+		}
 	}
 }

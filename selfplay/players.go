@@ -82,6 +82,34 @@ func OpenPlayer(spec string, opts PlayerOptions) (PlayerFactory, io.Closer, erro
 	return checkpointFactory(spec, opts)
 }
 
+// Builtin reports whether a player spec names a player without a network of its own: random,
+// heuristic, rollout:N or an external engine (engine:"CMD"). The other specs are "reference", the
+// levels (which play a variant's reference network) and checkpoint files.
+func Builtin(spec string) bool {
+	return spec == "random" || spec == "heuristic" || strings.HasPrefix(spec, "rollout:") ||
+		strings.HasPrefix(spec, protocol.SpecPrefix)
+}
+
+// TrainedVariant returns the variant the network a player spec plays was trained for: v itself for
+// "reference" and the levels (they play v's reference network, FollowsVariant), the variant a
+// checkpoint file records in its header for a file, and false for a built-in player or the empty
+// spec, a checkpoint that records no variant (older ones) and a file that cannot be read (left to
+// the player's loader to report). It reads the header only; model.ReadMetadata refuses a named pipe
+// or a directory before reading anything.
+func TrainedVariant(spec string, v env.Variant) (env.Variant, bool) {
+	switch {
+	case FollowsVariant(spec):
+		return v, true
+	case spec == "" || Builtin(spec):
+		return 0, false
+	}
+	h, err := model.ReadMetadata(spec)
+	if err != nil {
+		return 0, false
+	}
+	return h.Meta.VariantValue()
+}
+
 // MaxSims is the most simulations one search may be given: rollout:N's largest N, and the cap of a
 // search bounded by a move time alone.
 const MaxSims = 10_000_000

@@ -42,7 +42,7 @@ func TestOtherVariantAgainstNetworkRefused(t *testing.T) {
 
 // TestReferenceFollowsTheGamesVariant: a server whose agent is reference or a level, started for
 // standard games, plays and analyses blitz games too, each over the blitz network (loaded once, on
-// the first blitz game); where a variant has no network (blitz, hidden through hasReference) such a
+// the first blitz game); where a variant has no network (blitz, hidden by nets.Hide) such a
 // server refuses its games, naming the missing network.
 func TestReferenceFollowsTheGamesVariant(t *testing.T) {
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
@@ -86,8 +86,7 @@ func TestReferenceFollowsTheGamesVariant(t *testing.T) {
 		mu.Unlock()
 	}
 
-	defer func(h func(env.Variant) bool) { hasReference = h }(hasReference)
-	hasReference = func(v env.Variant) bool { return v != env.Blitz }
+	nets.Hide(t, env.Blitz)
 	_, ts := newTestServer(t, Options{Player: "reference", Players: selfplay.PlayerOptions{Search: selfplay.Search{Sims: 8}, Variant: env.Standard, Load: load}, Searches: 1})
 	status, data := call(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz"})
 	wantError(t, status, data, 400, "there is none for blitz")

@@ -13,10 +13,8 @@ import (
 
 	"github.com/yinsh-zero/yinsh/engine"
 	"github.com/yinsh-zero/yinsh/env"
-	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/nets"
 	"github.com/yinsh-zero/yinsh/selfplay"
-	"github.com/yinsh-zero/yinsh/selfplay/protocol"
 )
 
 // trainedFor caches the variant each checkpoint spec's network was trained for (a
@@ -28,18 +26,12 @@ type trainedVariant struct {
 	ok bool
 }
 
-// hasReference is nets.Has (tests replace it to reach the refusal of a variant without a reference
-// network).
-var hasReference = nets.Has
-
 // networkVariant returns the variant the network of a checkpoint spec was trained for, and false
 // for the players that are no fixed network (random, heuristic, rollout:N, engine:"CMD"; reference
 // and level:N, which follow the game's variant) and for checkpoints that do not record it (or
 // cannot be read: the player's loader reports those).
 func networkVariant(spec string) (env.Variant, bool) {
-	switch {
-	case spec == "random" || spec == "heuristic", strings.HasPrefix(spec, "rollout:"), strings.HasPrefix(spec, protocol.SpecPrefix),
-		selfplay.FollowsVariant(spec):
+	if selfplay.FollowsVariant(spec) {
 		return 0, false
 	}
 	if c, ok := trainedFor.Load(spec); ok {
@@ -47,9 +39,7 @@ func networkVariant(spec string) (env.Variant, bool) {
 		return t.v, t.ok
 	}
 	var t trainedVariant
-	if h, err := model.ReadMetadata(spec); err == nil {
-		t.v, t.ok = h.Meta.VariantValue()
-	}
+	t.v, t.ok = selfplay.TrainedVariant(spec, 0)
 	trainedFor.Store(spec, t)
 	return t.v, t.ok
 }
@@ -64,7 +54,7 @@ func (s *Server) checkVariant(v env.Variant, what string) error {
 		return nil
 	}
 	if selfplay.FollowsVariant(s.opts.Player) {
-		if hasReference(v) {
+		if nets.Has(v) {
 			return nil
 		}
 		return errorf(http.StatusBadRequest, "variant %s: the agent %s plays the reference network of the game's variant, and there is none for %s; this server does not %s %s",

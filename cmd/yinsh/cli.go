@@ -103,14 +103,7 @@ func parseVariant(s string) (env.Variant, error) {
 }
 
 // builtinPlayer reports whether a player spec names a built-in player or an engine (not a file).
-func builtinPlayer(spec string) bool {
-	return spec == "" || spec == "random" || spec == "heuristic" || strings.HasPrefix(spec, "rollout:") ||
-		strings.HasPrefix(spec, protocol.SpecPrefix)
-}
-
-// hasReference is nets.Has (tests replace it to reach the refusal of a variant without a reference
-// network).
-var hasReference = nets.Has
+func builtinPlayer(spec string) bool { return spec == "" || selfplay.Builtin(spec) }
 
 // checkVariant refuses a checkpoint player trained for another variant than v, unless anyVariant.
 // flag names the flag the spec came from. A checkpoint that does not record its variant (older
@@ -124,23 +117,12 @@ func checkVariant(flag, spec string, v env.Variant, anyVariant bool) error {
 	if flag != "" {
 		prefix = flag + ": "
 	}
-	if selfplay.FollowsVariant(spec) && !hasReference(v) {
+	if selfplay.FollowsVariant(spec) && !nets.Has(v) {
 		return fmt.Errorf("%s%s plays the reference network of --variant, and %s has none (play heuristic, or a checkpoint of %s)",
 			prefix, spec, v, v)
 	}
-	if anyVariant || builtinPlayer(spec) || selfplay.IsLevel(spec) {
-		return nil
-	}
-	path, err := nets.Resolve(spec, v)
-	if err != nil {
-		return err
-	}
-	h, err := model.ReadMetadata(path)
-	if err != nil {
-		return nil
-	}
-	trained, ok := h.Meta.VariantValue()
-	if !ok || trained == v {
+	trained, ok := selfplay.TrainedVariant(spec, v)
+	if anyVariant || !ok || trained == v {
 		return nil
 	}
 	return fmt.Errorf("%scheckpoint %s was trained for %s; --variant is %s (pass --variant %s, or --any-variant to play it anyway)",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/nets"
 )
 
 // TestLevelsCommand: yinsh levels lists the ten levels with their recipes, the top level the full
@@ -32,7 +33,7 @@ func TestLevelsCommand(t *testing.T) {
 
 // TestPlayLevel: play --level N plays level:N, in standard and in blitz games (each variant's
 // reference network); bad levels are refused naming --level, as is --level with --player; a variant
-// without a reference network (blitz, hidden through hasReference) refuses the levels and reference.
+// without a reference network (blitz, hidden by nets.Hide) refuses the levels and reference.
 func TestPlayLevel(t *testing.T) {
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
 	out, errs, code := runCLI(t, "quit\n", "play", "--level", "3", "--as", "black")
@@ -58,8 +59,7 @@ func TestPlayLevel(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "against level:2 (blitz") || !strings.Contains(out, "level:2 plays ") {
 		t.Errorf("blitz --level 2: code %d %q\n%s", code, errs, out)
 	}
-	defer func(h func(env.Variant) bool) { hasReference = h }(hasReference)
-	hasReference = func(v env.Variant) bool { return v != env.Blitz }
+	nets.Hide(t, env.Blitz)
 	for _, c := range []struct {
 		args []string
 		spec string
