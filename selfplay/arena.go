@@ -180,6 +180,12 @@ type MatchOptions struct {
 	// OnGame, if set, is called after each game with the totals so far and the game (from the
 	// match's goroutines, serialised); an error stops the match.
 	OnGame func(done int, r MatchResult, g GameRecord) error
+	// Stop, if set, is asked after each game that completes a pair, with the totals so far (from the
+	// match's goroutines, serialised); once it answers true no further pair starts: the games in
+	// flight and the partner of a pair already started are still played, so that every pair is
+	// complete, and the match ends with fewer than Games games (a sequential test's early stop, as
+	// Fishtest stops a test once its SPRT decides).
+	Stop func(r MatchResult) bool
 }
 
 // opening returns pair p's opening.
@@ -209,6 +215,7 @@ func Match(ctx context.Context, a, b PlayerFactory, opts MatchOptions) (MatchRes
 	var mu sync.Mutex
 	var firstErr error
 	next := 0
+	end := opts.Games         // lowered by Stop to the end of the last pair started
 	half := map[int]float64{} // pair → A's points in its first finished game
 	var wg sync.WaitGroup
 	for w := 0; w < min(par, opts.Games); w++ {
@@ -217,7 +224,7 @@ func Match(ctx context.Context, a, b PlayerFactory, opts MatchOptions) (MatchRes
 			defer wg.Done()
 			for {
 				mu.Lock()
-				if next >= opts.Games || firstErr != nil {
+				if next >= end || firstErr != nil {
 					mu.Unlock()
 					return
 				}
@@ -237,6 +244,9 @@ func Match(ctx context.Context, a, b PlayerFactory, opts MatchOptions) (MatchRes
 				if s, ok := half[g.Pair]; ok {
 					res.Pairs[int(2*(s+g.ScoreA()))]++
 					delete(half, g.Pair)
+					if opts.Stop != nil && end == opts.Games && opts.Stop(res) {
+						end = min(opts.Games, next+next%2)
+					}
 				} else {
 					half[g.Pair] = g.ScoreA()
 				}

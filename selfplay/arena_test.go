@@ -124,6 +124,38 @@ func TestMatchPairsAndScores(t *testing.T) {
 	}
 }
 
+// TestMatchStop: a match whose Stop answers true once 3 pairs are complete ends early with every
+// started pair complete: exactly 3 pairs at one game at a time, at most the pairs in flight more at
+// 3 at once; a Stop that never answers true plays every game.
+func TestMatchStop(t *testing.T) {
+	for _, par := range []int{1, 3} {
+		calls := 0
+		stop := func(r MatchResult) bool {
+			calls++
+			n := 0
+			for _, k := range r.Pairs {
+				n += k
+			}
+			return n >= 3
+		}
+		res, err := Match(context.Background(), heuristicFactory, randomFactory, MatchOptions{Games: 40, Parallel: par, Seed: 2, Variant: env.Blitz, OpeningPlies: 2, Stop: stop})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs := 0
+		for _, k := range res.Pairs {
+			pairs += k
+		}
+		if 2*pairs != res.Games() || pairs < 3 || pairs > 3+par || (par == 1 && pairs != 3) {
+			t.Errorf("parallel %d: %d games, %d pairs (%v) after %d Stop calls; want 3 pairs (at most %d in flight more), all complete", par, res.Games(), pairs, res.Pairs, calls, par)
+		}
+	}
+	res, err := Match(context.Background(), heuristicFactory, randomFactory, MatchOptions{Games: 10, Parallel: 3, Seed: 2, Variant: env.Blitz, Stop: func(MatchResult) bool { return false }})
+	if err != nil || res.Games() != 10 {
+		t.Errorf("a Stop that never stops: %d games, %v", res.Games(), err)
+	}
+}
+
 func TestRandomOpenings(t *testing.T) {
 	a := RandomOpening(5, 3, 4, env.Standard)
 	b := RandomOpening(5, 3, 4, env.Standard)

@@ -202,12 +202,12 @@ type TrainingConfig struct {
 
 // EvaluationConfig is the evaluation and promotion phase.
 type EvaluationConfig struct {
-	Games         int      `yaml:"games"`          // candidate vs current best games (0: always promote)
+	Games         int      `yaml:"games"`          // candidate vs current best games (0: always promote); gate=sprt: the most, the match ending once the GSPRT decides
 	Simulations   int      `yaml:"simulations"`    // simulations per move in evaluation games
 	Parallel      int      `yaml:"parallel"`       // evaluation games at once
 	Gate          string   `yaml:"gate"`           // none | score | sprt
 	GateScore     float64  `yaml:"gate_score"`     // gate=score: promote at or above this score
-	SPRTElo1      float64  `yaml:"sprt_elo1"`      // gate=sprt: H1 Elo (H0 is 0), alpha = beta = 0.05
+	SPRTElo1      float64  `yaml:"sprt_elo1"`      // gate=sprt: H1 Elo (H0 is 0), alpha = beta = 0.05; promoted on H1, kept out on H0 or no decision
 	RolloutMix    float64  `yaml:"rollout_mix"`    // the network players' leaf value mix in evaluation games (see selfplay.rollout_mix)
 	Baselines     []string `yaml:"baselines"`      // players rated against each generation (random, heuristic, rollout:N, engine:"CMD")
 	BaselineGames int      `yaml:"baseline_games"` // games per baseline per generation

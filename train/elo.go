@@ -42,13 +42,53 @@ func MatchStats(m selfplay.MatchResult) (stats.Results, string) {
 
 // gateSPRT is the promotion gate's test of a match: the logistic GSPRT of H0 elo 0 against H1 elo1
 // (alpha = beta = 0.05) on the match's pairs.
-func gateSPRT(r selfplay.MatchResult, elo1 float64) stats.Verdict {
+func gateSPRT(r selfplay.MatchResult, elo1 float64) stats.Verdict { return SPRTVerdict(r, 0, elo1) }
+
+// SPRTVerdict is the logistic GSPRT of H0 elo0 against H1 elo1 (alpha = beta = 0.05) on a match's
+// pairs (MatchStats); Continue when it cannot be computed yet.
+func SPRTVerdict(r selfplay.MatchResult, elo0, elo1 float64) stats.Verdict {
 	res, _ := MatchStats(r)
-	d, err := stats.GSPRT{Elo0: 0, Elo1: elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}.Test(res)
+	d, err := stats.GSPRT{Elo0: elo0, Elo1: elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}.Test(res)
 	if err != nil {
 		return stats.Continue
 	}
 	return d.Verdict
+}
+
+// SPRTStopper ends a match once the logistic GSPRT of H0 Elo0 against H1 Elo1 decides (its Stop is
+// selfplay.MatchOptions.Stop): the promotion gate's under gate=sprt, and yinsh arena --sprt-stop's.
+// It keeps the verdict and the games at the stop, which are the test's result: the pairs still in
+// flight then are played and counted in the match, and can move the LLR back inside the bounds
+// (one drawn pair after a run of wins widens the variance), as Fishtest keeps a test's verdict.
+type SPRTStopper struct {
+	Elo0, Elo1 float64
+	Verdict    stats.Verdict // AcceptH1 or AcceptH0 once the test decided ("" before)
+	Games      int           // the match's games when it decided
+}
+
+// Stop reports whether the test has decided on the match so far.
+func (s *SPRTStopper) Stop(r selfplay.MatchResult) bool {
+	if s.Decided() {
+		return true
+	}
+	if v := SPRTVerdict(r, s.Elo0, s.Elo1); v != stats.Continue {
+		s.Verdict, s.Games = v, r.Games()
+		return true
+	}
+	return false
+}
+
+// Decided reports whether Stop has seen the test decide.
+func (s *SPRTStopper) Decided() bool {
+	return s.Verdict == stats.AcceptH1 || s.Verdict == stats.AcceptH0
+}
+
+// Final is the test's verdict on a finished match: the one at the stop, else that of all its games.
+func (s *SPRTStopper) Final(r selfplay.MatchResult) stats.Verdict {
+	if s.Decided() {
+		return s.Verdict
+	}
+	return SPRTVerdict(r, s.Elo0, s.Elo1)
 }
 
 // Result is one match's outcome between players A and B, from A's view.

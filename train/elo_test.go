@@ -140,3 +140,27 @@ func TestFitRatingsRecoversTruth(t *testing.T) {
 		t.Fatalf("anchor %q %v", anchor, err)
 	}
 }
+
+// TestSPRTStop: the sequential gate stops a match that is clearly won (55 pairs 2–0, 5 1–1: H1) or clearly
+// lost (H0), and not an even one of the same length (30 pairs 2–0, 30 pairs 0–2), nor one pair.
+func TestSPRTStop(t *testing.T) {
+	for _, c := range []struct {
+		pairs [5]int
+		want  bool
+	}{
+		{[5]int{0, 0, 5, 0, 55}, true},
+		{[5]int{55, 0, 5, 0, 0}, true},
+		{[5]int{30, 0, 0, 0, 30}, false},
+		{[5]int{0, 0, 1, 0, 0}, false},
+	} {
+		r := selfplay.MatchResult{Pairs: c.pairs}
+		for k, n := range c.pairs {
+			r.Wins += k * n / 2
+			r.Losses += (4 - k) * n / 2
+		}
+		s := &SPRTStopper{Elo1: 30}
+		if got := s.Stop(r); got != c.want || (s.Games == r.Games()) != c.want || s.Final(r) != gateSPRT(r, 30) {
+			t.Errorf("pairs %v: stop %v, want %v (verdict %v)", c.pairs, got, c.want, gateSPRT(r, 30))
+		}
+	}
+}

@@ -504,13 +504,13 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 	defer cp.Close()
 	results := filepath.Join(o.Dir, ResultsFileName)
 	seed := o.Config.Seed + uint64(g)*7919
-	match := func(b selfplay.PlayerFactory, bname string, games int, seed uint64) (selfplay.MatchResult, error) {
+	match := func(b selfplay.PlayerFactory, bname string, games int, seed uint64, stop func(selfplay.MatchResult) bool) (selfplay.MatchResult, error) {
 		var bar *progress.Bar
 		if o.Progress != nil {
 			bar = progress.New(o.Progress, games, "eval "+GenName(g)+" vs "+bname, 15*time.Second)
 		}
 		res, err := selfplay.Match(ctx, cp.Factory(), b, selfplay.MatchOptions{
-			Games: games, Parallel: ec.Parallel, Seed: seed, Variant: variant, OpeningPlies: ec.OpeningPlies,
+			Games: games, Parallel: ec.Parallel, Seed: seed, Variant: variant, OpeningPlies: ec.OpeningPlies, Stop: stop,
 			OnGame: func(_ int, r selfplay.MatchResult, _ selfplay.GameRecord) error {
 				fault("eval.game")
 				bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses))
@@ -526,7 +526,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		return res, AppendResult(results, r)
 	}
 	// matchNet plays the candidate against generation h's network (the best's when h is bestGen).
-	matchNet := func(h, games int, seed uint64) (selfplay.MatchResult, error) {
+	matchNet := func(h, games int, seed uint64, stop func(selfplay.MatchResult) bool) (selfplay.MatchResult, error) {
 		net := best
 		if h != bestGen(bestPath) {
 			n, err := o.Backend.Load(filepath.Join(o.Dir, ckptPath(h)))
@@ -541,11 +541,16 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 			return selfplay.MatchResult{}, err
 		}
 		defer np.Close()
-		return match(np.Factory(), GenName(h), games, seed)
+		return match(np.Factory(), GenName(h), games, seed, stop)
 	}
 	promote := true
 	if ec.Games > 0 {
-		res, err := matchNet(bestGen(bestPath), ec.Games, seed)
+		var stop func(selfplay.MatchResult) bool
+		sprt := &SPRTStopper{Elo1: ec.SPRTElo1}
+		if ec.Gate == "sprt" { // a sequential test: the match ends once it decides, evaluation.games its most
+			stop = sprt.Stop
+		}
+		res, err := matchNet(bestGen(bestPath), ec.Games, seed, stop)
 		if err != nil {
 			return em, false, err
 		}
@@ -554,7 +559,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		case "score":
 			promote = res.Score() >= ec.GateScore
 		case "sprt":
-			promote = gateSPRT(res, ec.SPRTElo1) == stats.AcceptH1
+			promote = sprt.Final(res) == stats.AcceptH1
 		}
 	}
 	em.Promoted = promote
@@ -576,7 +581,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 			continue
 		}
 		played[h] = true
-		res, err := matchNet(h, r.games, seed+uint64(i+1)*15485863)
+		res, err := matchNet(h, r.games, seed+uint64(i+1)*15485863, nil)
 		if err != nil {
 			return em, promote, err
 		}
@@ -594,7 +599,7 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		if err != nil {
 			return em, promote, err
 		}
-		res, err := match(f, b, ec.BaselineGames, seed+uint64(i+1)*104729)
+		res, err := match(f, b, ec.BaselineGames, seed+uint64(i+1)*104729, nil)
 		if cerr := closer.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("baseline %s: %w", b, cerr)
 		}

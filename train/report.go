@@ -32,7 +32,7 @@ func Report(r selfplay.MatchResult, elo0, elo1 float64) []string {
 	}
 	t := stats.GSPRT{Elo0: elo0, Elo1: elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}
 	if d, err := t.Test(res); err == nil {
-		lines = append(lines, fmt.Sprintf("gsprt: %s (llr %.2f, bounds [%.2f, %.2f], elo0 %g, elo1 %g, logistic, %s)", verdictText(d.Verdict), d.LLR, d.Lower, d.Upper, elo0, elo1, kind))
+		lines = append(lines, fmt.Sprintf("gsprt: %s (llr %.2f, bounds [%.2f, %.2f], elo0 %g, elo1 %g, logistic, %s)", VerdictText(d.Verdict), d.LLR, d.Lower, d.Upper, elo0, elo1, kind))
 	} else {
 		lines = append(lines, "gsprt: "+err.Error())
 	}
@@ -50,7 +50,8 @@ func signed(x float64) string {
 	return fmt.Sprintf("%+.1f", x)
 }
 
-func verdictText(v stats.Verdict) string {
+// VerdictText says a GSPRT verdict in words.
+func VerdictText(v stats.Verdict) string {
 	switch v {
 	case stats.AcceptH1:
 		return "H1 accepted (stronger)"

@@ -38,6 +38,7 @@ type ArenaOptions struct {
 	OpeningPlies int
 	SPRTElo0     float64
 	SPRTElo1     float64
+	SPRTStop     bool // end the match once the GSPRT decides (Games is then the most)
 	// EngineTimeout bounds an external engine's decision (0: the default)
 	EngineTimeout time.Duration
 	// AnyVariant plays checkpoints trained for the other variant too.
@@ -124,6 +125,7 @@ side's mean and maximum time per move.`,
 	f.StringVar(&opts.Results, "results", "auto", "append the result to this JSONL file (\"\" for none; auto: RUN/"+arenaResultsName+" when a player is a checkpoint of run RUN, else ./"+train.ResultsFileName+")")
 	f.Float64Var(&opts.SPRTElo0, "sprt-elo0", 0, "GSPRT H0 Elo difference (logistic)")
 	f.Float64Var(&opts.SPRTElo1, "sprt-elo1", 30, "GSPRT H1 Elo difference (logistic; alpha = beta = 0.05)")
+	f.BoolVar(&opts.SPRTStop, "sprt-stop", false, "end the match once the GSPRT accepts H0 or H1 (--games is then the most; every started pair is finished)")
 	f.BoolVar(&opts.Gumbel, "gumbel", false, "checkpoint players search with Gumbel AlphaZero's root (else PUCT)")
 	f.Float64Var(&mix, "rollout-mix", 0, "checkpoint players' leaf value: (1-λ)·network + λ·random rollout")
 	f.DurationVar(&opts.EngineTimeout, "engine-timeout", 0, "engine:\"CMD\" players: time a decision may take before the engine is killed and loses the game (0: 60s, or 2×movetime+2s)")
@@ -249,8 +251,13 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 	}
 	bar := progress.New(opts.Err, opts.Games, "arena", 10*time.Second)
 	start := time.Now()
+	var sprtStop func(selfplay.MatchResult) bool
+	sprt := &train.SPRTStopper{Elo0: opts.SPRTElo0, Elo1: opts.SPRTElo1}
+	if opts.SPRTStop {
+		sprtStop = sprt.Stop
+	}
 	res, err := selfplay.Match(ctx, fa, fb, selfplay.MatchOptions{
-		Games: opts.Games, Parallel: opts.Parallel, Seed: opts.Seed, Variant: opts.Variant,
+		Games: opts.Games, Parallel: opts.Parallel, Seed: opts.Seed, Variant: opts.Variant, Stop: sprtStop,
 		Openings: openings, OpeningPlies: opts.OpeningPlies,
 		OnGame: func(done int, r selfplay.MatchResult, g selfplay.GameRecord) error {
 			bar.Add(1, fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses))
@@ -273,6 +280,10 @@ func arenaRun(ctx context.Context, opts *ArenaOptions) error {
 		}
 	}
 	res.A, res.B = nameA, nameB
+	if sprt.Decided() {
+		fmt.Fprintf(opts.Out, "stopped by the GSPRT: %s after %d of %d games (--sprt-stop; the games then in flight, %d, finished their pairs and count below)\n",
+			train.VerdictText(sprt.Verdict), sprt.Games, opts.Games, res.Games()-sprt.Games)
+	}
 	printMatch(opts.Out, res, opts.SPRTElo0, opts.SPRTElo1, time.Since(start))
 	if results != "" {
 		r := train.ResultOf(res, nameA, nameB)

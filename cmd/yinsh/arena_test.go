@@ -126,3 +126,22 @@ func TestArenaOpeningsAndMoveTime(t *testing.T) {
 		}
 	}
 }
+
+// TestArenaSPRTStop: heuristic against random with --sprt-stop ends long before its 400 games once
+// the GSPRT accepts H1, and says so; every game is in a complete pair.
+func TestArenaSPRTStop(t *testing.T) {
+	out, errs, code := runCLI(t, "", "arena", "--a", "heuristic", "--b", "random", "--games", "400", "--variant", "blitz", "--sprt-stop", "--results", "")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	m := regexp.MustCompile(`stopped by the GSPRT: H1 accepted \(stronger\) after (\d+) of 400 games`).FindStringSubmatch(out)
+	total := regexp.MustCompile(`: (\d+) games in `).FindStringSubmatch(out)
+	if m == nil || total == nil {
+		t.Fatalf("no early stop with H1: %q", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	all, _ := strconv.Atoi(total[1])
+	if n >= 100 || all%2 != 0 || all < n || all > n+2 {
+		t.Errorf("stopped after %d games, %d in all: want well under 400, complete pairs, at most a pair in flight more (--parallel 2)", n, all)
+	}
+}
