@@ -50,24 +50,32 @@ func networkVariant(spec string) (env.Variant, bool) {
 // accepted: yinsh serve checked it at start (where --any-variant lets a network play the other
 // variant).
 func (s *Server) checkVariant(v env.Variant, what string) error {
-	if v == s.opts.Players.Variant {
+	return s.checkVariantOf(s.opts.Player, s.agent, v, what)
+}
+
+// checkVariantOf is checkVariant for the player spec (named name), one the server offers.
+func (s *Server) checkVariantOf(spec, name string, v env.Variant, what string) error {
+	if v == s.opts.Players.Variant && spec == s.opts.Player {
 		return nil
 	}
-	if selfplay.FollowsVariant(s.opts.Player) {
+	if selfplay.FollowsVariant(spec) {
 		if nets.Has(v) {
 			return nil
 		}
 		return errorf(http.StatusBadRequest, "variant %s: the agent %s plays the reference network of the game's variant, and there is none for %s; this server does not %s %s",
-			v, s.agent, v, what, v)
+			v, name, v, what, v)
 	}
-	trained, ok := networkVariant(s.opts.Player)
+	trained, ok := networkVariant(spec)
 	if !ok || trained == v {
 		return nil
+	}
+	if spec != s.opts.Player {
+		return errorf(http.StatusBadRequest, "variant %s: the player %s was trained for %s games; choose another player for %s games", v, name, trained, v)
 	}
 	alt := engine.DefaultPlayer(v)
 	return errorf(http.StatusBadRequest, "variant %s: the agent %s was trained for %s games; this server does not %s %s "+
 		"(start another one with --variant %s, whose agent is %s, or give this one --variant %s --any-variant)",
-		v, s.agent, trained, what, v, v, alt, v)
+		v, name, trained, what, v, v, alt, v)
 }
 
 // game is one session: a human against the server's agent. Its mutex is held for the whole of a
@@ -77,6 +85,7 @@ type game struct {
 	id      string
 	variant env.Variant
 	human   env.Color
+	player  string // the agent's spec (one the server offers)
 	agent   selfplay.Player
 	state   env.State
 	history []env.State // the state before each action of moves
@@ -160,8 +169,9 @@ func (st *gameStore) remove(id string) bool {
 type gameView struct {
 	ID      string `json:"id"`
 	Variant string `json:"variant"`
-	You     string `json:"you"`   // the human's colour
-	Agent   string `json:"agent"` // the agent's name
+	You     string `json:"you"`    // the human's colour
+	Agent   string `json:"agent"`  // the agent's name
+	Player  string `json:"player"` // the agent's spec: one of /api/info's opponents
 	boardView
 	Moves     []string   `json:"moves"`
 	YourTurn  bool       `json:"your_turn"`
@@ -208,7 +218,7 @@ func (g *game) viewLocked() gameView {
 	if n := len(g.moves); n > 0 {
 		last = g.moves[n-1]
 	}
-	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(),
+	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(), Player: g.player,
 		boardView: viewOf(&g.state, last, len(g.moves) > 0), Moves: tokensOf(g.moves), AgentView: g.view}
 	v.YourTurn = !g.state.IsTerminal() && g.state.CurrentPlayer() == g.human
 	if g.resign {
@@ -238,7 +248,8 @@ func (g *game) overErr() error {
 
 type createRequest struct {
 	Variant string `json:"variant"`
-	Color   string `json:"color"` // the human's colour: white (default) or black
+	Color   string `json:"color"`  // the human's colour: white (default) or black
+	Player  string `json:"player"` // the agent: one of /api/info's opponents (default: the server's)
 }
 
 func parseColor(s string) (env.Color, error) {
@@ -267,12 +278,17 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if err := s.checkVariant(v, "play"); err != nil {
+	spec, err := s.opponent(req.Player)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := s.checkVariantOf(spec, s.nameOf(spec), v, "play"); err != nil {
 		fail(w, err)
 		return
 	}
 	now := time.Now()
-	g := &game{variant: v, human: c, state: *env.NewState(v), started: now, used: now}
+	g := &game{variant: v, human: c, player: spec, state: *env.NewState(v), started: now, used: now}
 	g.mu.Lock() // until its agent is made: no request on it before
 	seq, err := s.games.add(g)
 	if err != nil {
@@ -280,7 +296,7 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	factory, err := s.factoryFor(v)
+	factory, err := s.factoryFor(spec, v)
 	if err != nil {
 		g.mu.Unlock()
 		s.games.remove(g.id)

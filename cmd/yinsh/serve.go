@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,7 +29,10 @@ type ServeOptions struct {
 	Addr        string
 	AllowRemote bool
 	Player      string
-	Runs        string
+	// Offer is --players: the opponents the page may choose (nil: the player, and the levels when
+	// the variant has a reference network).
+	Offer []string
+	Runs  string
 	// Search is the player's search settings (--sims and whether it was given, --movetime,
 	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
 	selfplay.Search
@@ -48,6 +52,7 @@ func newCmdServe(runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{}
 	var variant, logLevel string
 	var movetime, maxMovetime int
+	var players string
 	var mix float64
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--player PLAYER] [--runs DIR]",
@@ -93,6 +98,15 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
 				return err
 			}
+			if players != "" {
+				opts.Offer = nil
+				for _, p := range strings.Split(players, ",") {
+					if p = strings.TrimSpace(p); p == "" {
+						return fmt.Errorf("--players %q: an empty player in the list", players)
+					}
+					opts.Offer = append(opts.Offer, p)
+				}
+			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level: %w", err)
@@ -113,6 +127,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "HOST:PORT to listen on (loopback unless --allow-remote)")
 	f.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr that is not loopback (the server has no authentication)")
 	f.StringVar(&opts.Player, "player", "", "the agent: reference, level:N, random, heuristic, rollout:N, engine:\"CMD\" or a checkpoint file (default: reference, the variant's embedded network)")
+	f.StringVar(&players, "players", "", "comma-separated players the page offers as its opponent (default: --player, and level:1 … level:10 when the variant has a reference network)")
 	f.StringVar(&opts.Runs, "runs", "", "directory of runs to watch and chart (each subdirectory a run: metrics.jsonl, games/; or one run directory)")
 	f.IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per agent action and per analysis that names none (checkpoint players)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action for searching players (0: bounded by --sims)")
@@ -135,7 +150,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	srv, err := web.New(web.Options{
-		Player:  opts.Player,
+		Player: opts.Player, Offer: opts.Offer,
 		Players: selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load},
 		Seed:    opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
 		Logger: opts.Log, LoopbackHosts: loopback.Addr(opts.Addr),

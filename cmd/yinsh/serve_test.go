@@ -47,6 +47,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--max-movetime", "0"}, "--max-movetime"},
 		{[]string{"--variant", "speed"}, "variant"},
 		{[]string{"--log-level", "loud"}, "--log-level"},
+		{[]string{"--players", "random,,heuristic"}, "--players"},
 	} {
 		if _, err := parse(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one naming %s", c.args, err, c.want)
@@ -55,6 +56,12 @@ func TestServeFlags(t *testing.T) {
 	if o, err := parse("--addr", "0.0.0.0:0", "--allow-remote", "--player", "rollout:50", "--runs", t.TempDir(), "--variant", "blitz"); err != nil ||
 		!o.AllowRemote || o.Player != "rollout:50" || o.Variant.String() != "blitz" {
 		t.Fatalf("explicit flags: %+v %v", o, err)
+	}
+	if o.Offer != nil {
+		t.Fatalf("no --players: offer %q, want nil (the server's default)", o.Offer)
+	}
+	if o, err := parse("--players", "level:2, heuristic,rollout:8"); err != nil || strings.Join(o.Offer, "|") != "level:2|heuristic|rollout:8" {
+		t.Fatalf("--players: %+v %v", o, err)
 	}
 }
 

@@ -248,6 +248,7 @@ const Play = {
     $("dl-sgf").href = "/api/games/" + g.id + "/sgf";
     $("ng-variant").value = g.variant;
     $("ng-color").value = colorWord(g.you);
+    if (g.player && [...$("ng-player").options].some((o) => o.value === g.player)) $("ng-player").value = g.player;
     try { localStorage.setItem(GAME_KEY, g.id); } catch (e) { /* storage off: no resume */ }
   },
 
@@ -260,7 +261,9 @@ const Play = {
     this.resetResign();
     let g;
     try {
-      g = await api("POST", "/api/games", { variant: $("ng-variant").value, color: $("ng-color").value });
+      const req = { variant: $("ng-variant").value, color: $("ng-color").value };
+      if ($("ng-player").value) req.player = $("ng-player").value;
+      g = await api("POST", "/api/games", req);
     } catch (e) { if (gen === this.gen) this.message(e.message); return; }
     if (gen !== this.gen) return;
     this.show(g);
@@ -890,6 +893,19 @@ function keys(e) {
   e.preventDefault();
 }
 
+// opponents fills the opponent selector with the players the server offers (its own first)
+function opponents(sel, list) {
+  sel.replaceChildren();
+  for (const o of list) {
+    const opt = document.createElement("option");
+    opt.value = o.player;
+    opt.textContent = o.label + (o.default ? " (server's agent)" : "");
+    if (o.about) opt.title = o.about;
+    sel.appendChild(opt);
+  }
+  sel.disabled = list.length < 2;
+}
+
 // ---------- start
 
 window.addEventListener("DOMContentLoaded", async () => {
@@ -905,6 +921,7 @@ window.addEventListener("DOMContentLoaded", async () => {
     const info = (inlined && JSON.parse(inlined.textContent)) || await api("GET", "/api/info");
     $("server-info").textContent = "agent: " + info.player + (info.runs ? "" : " · no --runs");
     $("ng-variant").value = info.variant;
+    opponents($("ng-player"), info.opponents || []);
     $("an-variant").value = info.variant;
     if (info.sims) $("an-sims").value = Math.min(info.sims, info.max_sims);
     Play.info = info;
