@@ -120,9 +120,17 @@ func (st *gameStore) get(id string) (*game, error) {
 	return g, nil
 }
 
-// add stores g under a new random id, first dropping idle games; it fails with 503 when the store
-// is full of games in use.
+// add stores g under a new random id (see put).
 func (st *gameStore) add(g *game) (uint64, error) {
+	var b [12]byte
+	rand.Read(b[:])
+	g.id = hex.EncodeToString(b[:])
+	return st.put(g)
+}
+
+// put stores g under its id, first dropping idle games; it fails with 503 when the store is full
+// of games in use. It returns the game's sequence number (its agent's seed offset).
+func (st *gameStore) put(g *game) (uint64, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if len(st.games) >= st.max {
@@ -142,9 +150,6 @@ func (st *gameStore) add(g *game) (uint64, error) {
 	if len(st.games) >= st.max {
 		return 0, errorf(http.StatusServiceUnavailable, "%d games in progress, the most this server keeps: delete one (DELETE /api/games/ID) or retry later", st.max)
 	}
-	var b [12]byte
-	rand.Read(b[:])
-	g.id = hex.EncodeToString(b[:])
 	st.games[g.id] = g
 	st.seq++
 	return st.seq, nil
@@ -313,13 +318,19 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	g.agent = agent
 	g.agent.NewGame()
+	s.save(g)
+	if s.files != nil {
+		if err := s.files.evict(); err != nil {
+			s.log.Warn("cannot remove old saved games", "dir", s.files.dir, "err", err)
+		}
+	}
 	w.Header().Set("Location", "/api/games/"+g.id)
 	writeJSON(w, http.StatusCreated, g.viewLocked())
 }
 
 // withGame runs fn on the game of the request's id under its lock.
 func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *game) (int, any, error)) {
-	g, err := s.games.get(r.PathValue("id"))
+	g, err := s.game(r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
@@ -336,7 +347,33 @@ func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *gam
 		fail(w, err)
 		return
 	}
+	if r.Method != http.MethodGet {
+		s.save(g)
+	}
 	writeJSON(w, status, v)
+}
+
+// game returns the game of id: in memory, or read back from Options.GamesDir.
+func (s *Server) game(id string) (*game, error) {
+	g, err := s.games.get(id)
+	if err == nil {
+		return g, nil
+	}
+	if g := s.loadGame(id); g != nil {
+		return g, nil
+	}
+	return nil, err
+}
+
+// save writes g's file when games are kept on disk (g.mu held); a failure is logged, the game goes
+// on in memory.
+func (s *Server) save(g *game) {
+	if s.files == nil || g.gone {
+		return
+	}
+	if err := s.files.save(g); err != nil {
+		s.log.Warn("cannot save a game", "game", g.id, "err", err)
+	}
 }
 
 func (s *Server) handleGetGame(w http.ResponseWriter, r *http.Request) {
@@ -344,7 +381,15 @@ func (s *Server) handleGetGame(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteGame(w http.ResponseWriter, r *http.Request) {
-	if !s.games.remove(r.PathValue("id")) {
+	id := r.PathValue("id")
+	if _, err := s.game(id); err != nil { // a game on disk only is deleted too
+		fail(w, err)
+		return
+	}
+	if s.files != nil {
+		s.files.remove(id)
+	}
+	if !s.games.remove(id) {
 		writeError(w, http.StatusNotFound, "no game %q", r.PathValue("id"))
 		return
 	}
@@ -536,7 +581,7 @@ func (g *game) tokenFile(agent string) string {
 }
 
 func (s *Server) handleTokens(w http.ResponseWriter, r *http.Request) {
-	g, err := s.games.get(r.PathValue("id"))
+	g, err := s.game(r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
@@ -550,7 +595,7 @@ func (s *Server) handleTokens(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
-	g, err := s.games.get(r.PathValue("id"))
+	g, err := s.game(r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return

@@ -33,3 +33,58 @@ func TestBrowserOpponent(t *testing.T) {
 		`document.getElementById('ng-player').value`)
 	b.shot("play-opponent.png")
 }
+
+// TestBrowserGameAddress: the game in play is in the address (#play/ID) and in local storage; a
+// new game is a history entry, so Back returns to the game before, as it does from another tab; an
+// address naming a game opens it (a shared link), from a restarted server's disk too; one the
+// server no longer has starts a new game with a note.
+func TestBrowserGameAddress(t *testing.T) {
+	dir := t.TempDir()
+	_, ts := newTestServer(t, Options{Player: "random", GamesDir: dir})
+	b := newBrowser(t, 1280, 900)
+	b.open(ts.URL + "/?delay=0#play")
+	b.click("#ng-start")
+	b.waitJS("the new game in the address", `!!Play.game && location.hash === '#play/' + Play.game.id`, `location.hash`)
+	first := eval[string](b, `Play.game.id`)
+	if got := eval[string](b, `localStorage.getItem('yinsh.game')`); got != first {
+		t.Fatalf("local storage %q, want %s", got, first)
+	}
+	b.click(`#play-board [data-point="e5"]`)
+	b.waitJS("the agent's answer", `Play.game.moves.length === 2 && document.getElementById('play-board').dataset.busy === '0'`, `JSON.stringify(Play.game.moves)`)
+	shown := `[...document.querySelectorAll('.page')].filter((p) => !p.hidden).map((p) => p.id).join()`
+	b.click("#tab-analyse")
+	b.waitJS("analyse", shown+` === 'analyse' && location.hash === '#analyse'`, `location.hash`)
+	b.do("back", chromedp.NavigateBack())
+	b.waitJS("Back to the game", shown+` === 'play' && location.hash === '#play/`+first+`' && Play.game.id === '`+first+`'`, shown+` + ' ' + location.hash`)
+	// a second game, then Back to the first
+	b.click("#ng-start")
+	b.waitJS("the second game", `Play.game.id !== '`+first+`' && location.hash === '#play/' + Play.game.id`, `location.hash`)
+	second := eval[string](b, `Play.game.id`)
+	b.do("back", chromedp.NavigateBack())
+	b.waitJS("Back to the first game", `Play.game.id === '`+first+`' && Play.game.moves.length === 2 && location.hash === '#play/`+first+`'`,
+		`location.hash + ' ' + Play.game.id`)
+	b.do("forward", chromedp.NavigateForward())
+	b.waitJS("Forward to the second", `Play.game.id === '`+second+`'`, `location.hash + ' ' + Play.game.id`)
+	// a link to the first game, typed into the address
+	b.do("link", chromedp.Navigate(ts.URL+"/?delay=0#play/"+first))
+	b.waitJS("the linked game", `Play.game.id === '`+first+`' && document.getElementById('play-message').textContent.includes('Resumed')`,
+		`Play.game.id + ' ' + document.getElementById('play-message').textContent`)
+
+	// a restarted server on the same directory (another port: another origin, nothing stored)
+	ts.Close()
+	_, ts2 := newTestServer(t, Options{Player: "random", GamesDir: dir})
+	b.open(ts2.URL + "/?delay=0#play/" + first)
+	b.waitJS("the game from disk", `!!Play.game && Play.game.id === '`+first+`' && Play.game.moves.length === 2`, `JSON.stringify(Play.game)`)
+	if n := eval[int](b, `document.querySelectorAll('#play-board .ring').length`); n != 2 {
+		t.Fatalf("%d rings on the resumed board, want 2", n)
+	}
+	// a game the server does not have
+	gone := "0123456789abcdef01234567"
+	b.open(ts2.URL + "/?delay=0#play/" + gone)
+	b.waitJS("a new game with a note", `!!Play.game && Play.game.id !== '`+gone+`' && location.hash === '#play/' + Play.game.id`, `location.hash`)
+	msg := eval[[]string](b, `[document.getElementById('play-message').textContent, document.getElementById('play-message').className]`)
+	if !strings.Contains(msg[0], "01234567 is no longer on the server: a new game started") || !strings.Contains(msg[1], "info") {
+		t.Fatalf("the note on a gone game: %q", msg)
+	}
+	b.shot("play-game-gone.png")
+}

@@ -1,8 +1,14 @@
 package web
 
 import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/model"
@@ -82,4 +88,128 @@ func TestOpponents(t *testing.T) {
 			t.Errorf("offer %q: error %v", bad, err)
 		}
 	}
+}
+
+// TestGamesKeptOnDisk: with GamesDir a game is in a file after every change, and a new server on
+// the same directory (a restart) resumes it where it was, resignation and agent view included,
+// and plays on; past SavedGames the least recently changed file goes; DELETE removes the file; a
+// file that does not read is a 404 and a log line, never a panic.
+func TestGamesKeptOnDisk(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "games")
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	_, ts := newTestServer(t, Options{Player: "heuristic", Offer: []string{"random"}, GamesDir: dir, SavedGames: 3, Logger: logger})
+	var a, b gameView
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"color": "white", "player": "random"}, 201, &a)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+a.ID+"/play", map[string]any{"action": "e5"}, 200, &a)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+a.ID+"/agent", nil, 200, &a)
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"variant": "blitz", "color": "black"}, 201, &b)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+b.ID+"/agent", nil, 200, &b)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+b.ID+"/resign", nil, 200, &b)
+	if _, err := os.Stat(filepath.Join(dir, a.ID+".json")); err != nil {
+		t.Fatal(err)
+	}
+	// a restart: a new server on the same directory
+	ts.Close()
+	_, ts2 := newTestServer(t, Options{Player: "heuristic", Offer: []string{"random"}, GamesDir: dir, SavedGames: 3, Logger: logger})
+	var a2, b2 gameView
+	callJSON(t, nil, "GET", ts2.URL+"/api/games/"+a.ID, nil, 200, &a2)
+	if a2.Position != a.Position || strings.Join(a2.Moves, " ") != strings.Join(a.Moves, " ") || !a2.YourTurn || a2.Player != "random" ||
+		a2.AgentView == nil || a2.AgentView.Action != a.Moves[1] {
+		t.Fatalf("resumed game %+v, was %+v", a2, a)
+	}
+	callJSON(t, nil, "GET", ts2.URL+"/api/games/"+b.ID, nil, 200, &b2)
+	if b2.Variant != "blitz" || b2.Resigned != "b" || b2.Result != "white" || b2.Player != "heuristic" {
+		t.Fatalf("resumed resigned game %+v", b2)
+	}
+	callJSON(t, nil, "POST", ts2.URL+"/api/games/"+a.ID+"/play", map[string]any{"action": "f6"}, 200, &a2)
+	callJSON(t, nil, "POST", ts2.URL+"/api/games/"+a.ID+"/agent", nil, 200, &a2)
+	if len(a2.Moves) != 4 {
+		t.Fatalf("played on: %v", a2.Moves)
+	}
+	status, data := call(t, nil, "GET", ts2.URL+"/api/games/"+b.ID+"/tokens", nil)
+	if status != 200 || !strings.Contains(string(data), "# result: white (black resigned)") {
+		t.Fatalf("tokens of the resumed game: %d %s", status, data)
+	}
+
+	// the bound: a is the least recently changed of three, and goes when a fourth comes
+	var c, d gameView
+	callJSON(t, nil, "POST", ts2.URL+"/api/games", nil, 201, &c)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, a.ID+".json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	callJSON(t, nil, "POST", ts2.URL+"/api/games", nil, 201, &d)
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 3 || contains(names, a.ID+".json") {
+		t.Fatalf("files after a fourth game: %v (a %s)", names, a.ID)
+	}
+	// DELETE removes the file
+	if status, _ := call(t, nil, "DELETE", ts2.URL+"/api/games/"+c.ID, nil); status != 204 {
+		t.Fatalf("delete: %d", status)
+	}
+	if _, err := os.Stat(filepath.Join(dir, c.ID+".json")); !os.IsNotExist(err) {
+		t.Fatalf("the deleted game's file: %v", err)
+	}
+
+	// files that do not read: each a 404 and a log line
+	bad := map[string]string{
+		"0123456789abcdef01234567": "not json",
+		"1123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"1123456789abcdef01234567","variant":"standard","you":"w","player":"random","moves":["e5","e5"]}`,
+		"2123456789abcdef01234567": `{"format":"other","id":"2123456789abcdef01234567"}`,
+		"3123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"0123456789abcdef01234567","variant":"standard","you":"w","moves":[]}`,
+		"4123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"4123456789abcdef01234567","variant":"speed","you":"w","moves":[]}`,
+		"5123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"5123456789abcdef01234567","variant":"blitz","you":"x","moves":[]}`,
+		"6123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"6123456789abcdef01234567","variant":"blitz","you":"w","moves":["zz9"]}`,
+		"7123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"7123456789abcdef01234567","variant":"blitz","you":"w","moves":` + strings.Repeat(" ", maxSavedBytes) + `[]}`,
+	}
+	for id, text := range bad {
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "8123456789abcdef01234567.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad["8123456789abcdef01234567"] = ""
+	_, ts3 := newTestServer(t, Options{Player: "heuristic", GamesDir: dir, Logger: logger})
+	for id := range bad {
+		status, data := call(t, nil, "GET", ts3.URL+"/api/games/"+id, nil)
+		wantError(t, status, data, 404, "no game")
+		if !strings.Contains(logs.String(), id) {
+			t.Errorf("no log line names the file of %s: %s", id, logs.String())
+		}
+	}
+	for _, id := range []string{"nothex", "0123456789ABCDEF01234567", "0123456789abcdef0123456"} {
+		status, data := call(t, nil, "GET", ts3.URL+"/api/games/"+id, nil)
+		wantError(t, status, data, 404, "no game")
+	}
+	// a file where the directory should be
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := New(Options{Player: "random", GamesDir: file}); err == nil || !strings.Contains(err.Error(), "games directory") {
+		t.Fatalf("a file as the games directory: %v", err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's writes and a test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -68,6 +68,11 @@ type Options struct {
 	MaxSims     int
 	MaxMoveTime time.Duration
 	MaxGames    int
+	// GamesDir, when set, keeps every game in a file there (created if need be), so that a
+	// restarted server resumes it; SavedGames bounds its files, the least recently changed removed
+	// first (0: DefaultSavedGames).
+	GamesDir   string
+	SavedGames int
 	// GameIdle is how long an untouched game is kept (0: DefaultGameIdle).
 	GameIdle time.Duration
 	// Poll is how often event streams look at a run's files (0: DefaultPoll).
@@ -98,6 +103,7 @@ type Server struct {
 	offer     []offered // the opponents a new game may choose, opts.Player first
 	pool      *pool
 	games     *gameStore
+	files     *gameFiles // the games on disk (nil: none)
 	an        *analyzers
 	runs      *runsDir
 	streams   chan struct{}
@@ -119,6 +125,7 @@ func New(opts Options) (*Server, error) {
 	def(&opts.PerClient, DefaultPerClient)
 	def(&opts.MaxSims, DefaultMaxSims)
 	def(&opts.MaxGames, DefaultMaxGames)
+	def(&opts.SavedGames, DefaultSavedGames)
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
@@ -134,7 +141,7 @@ func New(opts Options) (*Server, error) {
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	if opts.Searches < 1 || opts.Queue < -1 || opts.MaxSims < 1 || opts.MaxGames < 1 || opts.MaxBody < 1 {
+	if opts.Searches < 1 || opts.Queue < -1 || opts.MaxSims < 1 || opts.MaxGames < 1 || opts.MaxBody < 1 || opts.SavedGames < 1 {
 		return nil, fmt.Errorf("web: searches %d, queue %d, max sims %d, max games %d, max body %d: want positive values",
 			opts.Searches, opts.Queue, opts.MaxSims, opts.MaxGames, opts.MaxBody)
 	}
@@ -171,6 +178,13 @@ func New(opts Options) (*Server, error) {
 	s.closers = append(s.closers, s.an.Close)
 	s.pool = newPool(opts.Searches, max(opts.Queue, 0), opts.PerClient)
 	s.games = newGameStore(opts.MaxGames, opts.GameIdle)
+	if opts.GamesDir != "" {
+		if err := os.MkdirAll(opts.GamesDir, 0o755); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("web: games directory: %w", err)
+		}
+		s.files = &gameFiles{dir: opts.GamesDir, max: opts.SavedGames}
+	}
 	if opts.Runs != "" {
 		if s.runs, err = openRuns(opts.Runs); err != nil {
 			s.Close()

@@ -29,7 +29,11 @@ func TestServeFlags(t *testing.T) {
 		err := cmd.Execute()
 		return got, err
 	}
+	t.Setenv("YINSH_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
 	o, err := parse()
+	if err == nil && (o.GamesDir != filepath.Join(os.Getenv("YINSH_CACHE_DIR"), "games") || o.SavedGames != 1000) {
+		t.Fatalf("games dir %q, saved games %d: want the cache directory's games, 1000", o.GamesDir, o.SavedGames)
+	}
 	if err != nil || o.Addr != "127.0.0.1:8080" || o.Player != "reference" || o.Runs != "" || o.AllowRemote {
 		t.Fatalf("defaults: %+v %v", o, err)
 	}
@@ -48,6 +52,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--variant", "speed"}, "variant"},
 		{[]string{"--log-level", "loud"}, "--log-level"},
 		{[]string{"--players", "random,,heuristic"}, "--players"},
+		{[]string{"--saved-games", "0"}, "--saved-games"},
 	} {
 		if _, err := parse(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one naming %s", c.args, err, c.want)

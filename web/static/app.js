@@ -183,21 +183,31 @@ function showTab(name) {
   refreshRuns();
 }
 
-// openTab shows a page as a new history entry, so Back returns to the page before
+// openTab shows a page as a new history entry, so Back returns to the page before (Play's address
+// names its game: #play/ID)
 function openTab(name) {
-  if (location.hash !== "#" + name) history.pushState(null, "", location.pathname + location.search + "#" + name);
+  const h = "#" + (name === "play" && Play.game ? "play/" + Play.game.id : name);
+  if (location.hash !== h) history.pushState(null, "", location.pathname + location.search + h);
   showTab(name);
 }
 
-// the page the address names (#watch), on load, on Back and Forward, and when it is edited
+// the page the address names (#watch, #play/ID), on load, on Back and Forward, and when it is edited
 function tabOfAddress() {
-  const t = location.hash.slice(1);
+  const t = location.hash.slice(1).split("/")[0];
   return TABS.includes(t) ? t : "play";
+}
+
+// the game the address names (#play/ID), or ""
+function gameOfAddress() {
+  const m = /^#play\/([^/]+)$/.exec(location.hash);
+  return m ? m[1] : "";
 }
 
 function followAddress() {
   const t = tabOfAddress();
   if (t !== currentTab) showTab(t);
+  const id = gameOfAddress();
+  if (id && (!Play.game || Play.game.id !== id)) Play.resume(id);
 }
 
 // the run lists of watch and dashboard, refreshed while one of them is shown (new runs, new
@@ -241,9 +251,14 @@ const Play = {
     return "";
   },
 
-  // show makes g the game in play (a new, resumed or changed one)
-  show(g) {
+  // show makes g the game in play (a new, resumed or changed one): its id goes into the address
+  // (#play/ID, a new history entry for a new game) and into local storage
+  show(g, isNew) {
     this.game = g;
+    if (currentTab === "play" && location.hash !== "#play/" + g.id) {
+      const url = location.pathname + location.search + "#play/" + g.id;
+      if (isNew) history.pushState(null, "", url); else history.replaceState(null, "", url);
+    }
     $("dl-tokens").href = "/api/games/" + g.id + "/tokens";
     $("dl-sgf").href = "/api/games/" + g.id + "/sgf";
     $("ng-variant").value = g.variant;
@@ -266,25 +281,36 @@ const Play = {
       g = await api("POST", "/api/games", req);
     } catch (e) { if (gen === this.gen) this.message(e.message); return; }
     if (gen !== this.gen) return;
-    this.show(g);
+    this.show(g, true);
     this.selected = null;
     this.render();
     this.agentLoop();
   },
 
-  // resume takes up the game of the last visit, which the server keeps for hours
-  async resume() {
-    let id = null;
-    try { id = localStorage.getItem(GAME_KEY); } catch (e) { return; }
-    if (!id || !/^[0-9a-f]{24}$/.test(id)) return;
-    const gen = this.gen;
-    let g;
-    try { g = await api("GET", "/api/games/" + id); } catch (e) {
-      try { localStorage.removeItem(GAME_KEY); } catch (e2) { /* nothing to forget */ }
+  // resume takes up the game the address names (#play/ID, a shared link) or else the one of the
+  // last visit (local storage), which the server keeps (on disk across its restarts, with a
+  // bound); one it no longer has gives way to a new game, with a note
+  async resume(id) {
+    const fromAddress = id || gameOfAddress();
+    if (!fromAddress) { try { id = localStorage.getItem(GAME_KEY); } catch (e) { return; } }
+    else id = fromAddress;
+    if (!id) return;
+    const gen = ++this.gen;
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
+    let g = null;
+    if (/^[0-9a-f]{24}$/.test(id)) {
+      try { g = await api("GET", "/api/games/" + id); } catch (e) { g = null; }
+    }
+    if (gen !== this.gen) return; // a game was started meanwhile
+    if (!g) {
+      try { if (localStorage.getItem(GAME_KEY) === id) localStorage.removeItem(GAME_KEY); } catch (e2) { /* nothing to forget */ }
+      await this.start();
+      this.message("The game " + id.slice(0, 8) + " is no longer on the server: a new game started.", "info");
       return;
     }
-    if (gen !== this.gen || this.game) return; // a game was started meanwhile
     this.show(g);
+    this.selected = null;
     this.message("Resumed your game " + id.slice(0, 8) + " (" + g.moves.length + " actions).", "info");
     this.render();
     this.agentLoop();
