@@ -94,7 +94,9 @@ type game struct {
 	used    time.Time
 	view    *agentView // the agent's view of its last decision
 	resign  bool       // the human resigned: the agent won
-	gone    bool       // deleted or dropped: its agent was given back, requests waiting on it get 404
+	clock   *clock     // the time control (nil: none)
+	now     func() time.Time
+	gone    bool // deleted or dropped: its agent was given back, requests waiting on it get 404
 }
 
 // gameStore holds the sessions, at most max, dropping those untouched for idle.
@@ -182,6 +184,8 @@ type gameView struct {
 	YourTurn  bool       `json:"your_turn"`
 	Played    string     `json:"played,omitempty"`   // the action the agent just played (agent endpoint)
 	Resigned  string     `json:"resigned,omitempty"` // the colour that resigned (the game is then over)
+	Timeout   string     `json:"timeout,omitempty"`  // the colour that lost on time (the game is then over)
+	Clock     *clockView `json:"clock,omitempty"`
 	AgentView *agentView `json:"agent_view,omitempty"`
 }
 
@@ -229,6 +233,13 @@ func (g *game) viewLocked() gameView {
 	if g.resign {
 		v.Resigned, v.Result, v.YourTurn, v.Legal = colorName(g.human), resultName(winnerOf(g.human.Other())), false, []string{}
 	}
+	if c := g.clock; c != nil {
+		v.Clock = g.clockView(g.now())
+		if c.flagged {
+			v.Timeout, v.Result, v.YourTurn, v.Legal = colorName(c.flag), resultName(winnerOf(c.flag.Other())), false, []string{}
+			v.Phase = "over"
+		}
+	}
 	return v
 }
 
@@ -245,6 +256,9 @@ func (g *game) overErr() error {
 	if g.resign {
 		return errorf(http.StatusConflict, "the game is over: %s resigned (result %s)", g.human, resultName(winnerOf(g.human.Other())))
 	}
+	if c := g.clock; c != nil && c.flagged {
+		return errorf(http.StatusConflict, "the game is over: %s lost on time (result %s)", c.flag, resultName(winnerOf(c.flag.Other())))
+	}
 	if g.state.IsTerminal() {
 		return errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
 	}
@@ -255,6 +269,8 @@ type createRequest struct {
 	Variant string `json:"variant"`
 	Color   string `json:"color"`  // the human's colour: white (default) or black
 	Player  string `json:"player"` // the agent: one of /api/info's opponents (default: the server's)
+	// Clock is the time control in seconds per side (absent: none).
+	Clock *clockRequest `json:"clock"`
 }
 
 func parseColor(s string) (env.Color, error) {
@@ -292,8 +308,13 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	now := time.Now()
-	g := &game{variant: v, human: c, player: spec, state: *env.NewState(v), started: now, used: now}
+	now := s.now()
+	clk, err := newClock(req.Clock, now)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g := &game{variant: v, human: c, player: spec, state: *env.NewState(v), started: now, used: now, clock: clk, now: s.now}
 	g.mu.Lock() // until its agent is made: no request on it before
 	seq, err := s.games.add(g)
 	if err != nil {
@@ -342,13 +363,14 @@ func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *gam
 		return
 	}
 	g.used = time.Now()
+	flagged := g.checkFlag(g.now()) // the clock's verdict first: a flag that fell ends the game
 	status, v, err := fn(g)
+	if flagged || err == nil && r.Method != http.MethodGet {
+		s.save(g)
+	}
 	if err != nil {
 		fail(w, err)
 		return
-	}
-	if r.Method != http.MethodGet {
-		s.save(g)
 	}
 	writeJSON(w, status, v)
 }
@@ -446,6 +468,7 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 			g.observe(a)
 		}
 		g.state, g.history, g.moves = st, hist, moves
+		g.charge(g.human, g.now())
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }
@@ -464,10 +487,20 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return 0, nil, err
 		}
+		if g.clock != nil { // its share of the clock, or its own move time if shorter
+			if mt, ok := g.agent.(interface{ SetMoveTime(time.Duration) error }); ok {
+				if err := mt.SetMoveTime(g.agentTime(s.opts.Players.MoveTime, g.now())); err != nil {
+					s.log.Debug("the agent takes no move time: it plays by its simulations", "agent", g.agent.Name(), "err", err)
+				}
+			}
+		}
 		start := time.Now()
 		st := g.state
 		d, err := g.agent.Decide(&st)
 		release()
+		if g.checkFlag(g.now()) { // the agent's time ran out while it searched: it lost on time
+			return http.StatusOK, g.viewLocked(), nil
+		}
 		if err != nil {
 			g.resync() // an external engine restarted after a failure follows the game again
 			return 0, nil, errorf(http.StatusBadGateway, "agent %s failed: %s (POST agent again to retry)", g.agent.Name(), tidy(err.Error()))
@@ -478,6 +511,7 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 			return 0, nil, errorf(http.StatusBadGateway, "agent %s played an illegal action: %s", g.agent.Name(), tidy(err.Error()))
 		}
 		g.history, g.moves = append(g.history, prev), append(g.moves, d.Action)
+		g.charge(g.human.Other(), g.now())
 		g.observe(d.Action)
 		g.view = &agentView{Action: d.Action.String(), PV: tokensOf(d.PV), TimeMS: engine.Millis(time.Since(start))}
 		if d.HasValue {
@@ -525,6 +559,9 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 		if g.resign {
 			return 0, nil, errorf(http.StatusConflict, "the game is over: you resigned (start a new game)")
 		}
+		if g.clock != nil {
+			return 0, nil, errorf(http.StatusConflict, "no undo in a game on the clock")
+		}
 		if len(g.moves) == 0 {
 			return 0, nil, errorf(http.StatusConflict, "nothing to undo")
 		}
@@ -548,7 +585,13 @@ func (s *Server) handleResign(w http.ResponseWriter, r *http.Request) {
 		if err := g.overErr(); err != nil {
 			return 0, nil, err
 		}
+		if g.clock != nil && g.clockRuns(g.human) {
+			g.clock.left[g.human] = g.timeLeft(g.human, g.now())
+		}
 		g.resign = true
+		if g.clock != nil {
+			g.clock.stopped = true
+		}
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }
@@ -574,6 +617,8 @@ func (g *game) tokenFile(agent string) string {
 	switch {
 	case g.resign:
 		fmt.Fprintf(&b, "# result: %s (%s resigned)\n", winnerOf(g.human.Other()), g.human)
+	case g.clock != nil && g.clock.flagged:
+		fmt.Fprintf(&b, "# result: %s (%s lost on time)\n", winnerOf(g.clock.flag.Other()), g.clock.flag)
 	case g.state.IsTerminal():
 		fmt.Fprintf(&b, "# result: %s\n", g.state.Outcome())
 	}

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -87,4 +89,85 @@ func TestBrowserGameAddress(t *testing.T) {
 		t.Fatalf("the note on a gone game: %q", msg)
 	}
 	b.shot("play-game-gone.png")
+}
+
+// TestBrowserClock: a game on the clock shows both clocks, the side to act's ticking; a human
+// who lets their time run out loses on time (the server's verdict, shown as the result); and a
+// standard game with clocks on is played by clicks to its end, the clocks stopping there.
+func TestBrowserClock(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "random"})
+	b := newBrowser(t, 1280, 900)
+	b.open(ts.URL + "/?delay=0#play")
+	// a 1-second clock (an option the test adds), white to play and not playing
+	b.js(`document.getElementById('ng-clock').add(new Option('1 s', '1+0'))`)
+	b.do("choose", chromedp.SetValue(chromedp.CSS("#ng-clock"), "1+0"), chromedp.SetValue(chromedp.CSS("#ng-color"), "white"),
+		chromedp.SetValue(chromedp.CSS("#ng-variant"), "standard"))
+	b.click("#ng-start")
+	b.waitJS("the clocks", `!!Play.game && !!Play.game.clock && !document.getElementById('play-clocks').hidden &&
+	  document.getElementById('clock-w').classList.contains('running')`, `JSON.stringify(Play.game && Play.game.clock)`)
+	b.waitJS("white's flag", `Play.game.timeout === 'w' && document.getElementById('clock-w').classList.contains('flagged') &&
+	  document.getElementById('play-status').textContent.includes('you lost on time; black wins.')`,
+		`document.getElementById('play-status').textContent + ' ' + JSON.stringify(Play.game.clock)`)
+	if txt := eval[string](b, `document.getElementById('clock-w').textContent + '|' + document.getElementById('clock-b').textContent`); txt != "0.0|1.0" {
+		t.Errorf("clocks after the flag: %q", txt)
+	}
+	var g gameView
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+eval[string](b, `Play.game.id`), nil, 200, &g)
+	if g.Timeout != "w" || g.Result != "black" {
+		t.Fatalf("the server's game: timeout %q, result %s", g.Timeout, g.Result)
+	}
+	b.shot("play-clock-flag.png")
+
+	// a standard game on a 15 min + 10 s clock, by clicks to the end
+	b.do("choose", chromedp.SetValue(chromedp.CSS("#ng-clock"), "900+10"))
+	b.click("#ng-start")
+	b.waitJS("the new game", `!!Play.game && Play.game.moves.length === 0 && !!Play.game.clock && Play.game.clock.base_ms === 900000`,
+		`JSON.stringify(Play.game && Play.game.clock)`)
+	b.waitJS("white's clock ticks", `Number(document.getElementById('clock-w').dataset.ms) < 900000 && document.getElementById('clock-b').textContent === '15:00'`,
+		`document.getElementById('clock-w').dataset.ms + ' ' + document.getElementById('clock-b').textContent`)
+	rng := rand.New(rand.NewPCG(28, 3))
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	state := func() pageState { return eval[pageState](b, pageStateJS) }
+	settled := `(() => { const b = document.getElementById('play-board');
+	  return b.dataset.busy !== '1' && (b.dataset.yourTurn === '1' || Play.game.result !== 'ongoing'); })()`
+	st := state()
+	for n := 0; st.Result == "ongoing"; n++ {
+		if n > 600 {
+			t.Fatal("the game does not end")
+		}
+		before := st.Moves
+		switch st.Phase {
+		case "place", "remove-ring":
+			b.click(`#play-board [data-point="` + pick(st.Hints) + `"]`)
+		case "move":
+			if len(st.Hints) == 0 && st.Pass {
+				b.click("#play-pass")
+				break
+			}
+			b.click(`#play-board [data-point="` + pick(st.Hints) + `"]`)
+			sel := state()
+			if !sel.Sel || len(sel.Hints) == 0 {
+				t.Fatalf("clicking a ring selected nothing: %+v", sel)
+			}
+			b.click(`#play-board [data-point="` + pick(sel.Hints) + `"]`)
+		case "remove-row":
+			b.click(`#play-board .row-choice[data-action="` + pick(st.Rows) + `"]`)
+		default:
+			t.Fatalf("unexpected phase %+v", st)
+		}
+		b.waitJS("the agent's answer", `Play.game.moves.length > `+fmt.Sprint(before)+` && `+settled, `JSON.stringify(Play.game.moves.slice(-3)) + ' ' + document.getElementById('play-message').textContent`)
+		st = state()
+		if st.Msg != "" {
+			t.Fatalf("the page says %q", st.Msg)
+		}
+	}
+	end := eval[map[string]any](b, `({result: Play.game.result, timeout: Play.game.timeout || '', running: Play.game.clock.running,
+	  runningShown: document.querySelectorAll('.clock.running').length, status: document.getElementById('play-status').textContent,
+	  w: Play.game.clock.white_ms, b: Play.game.clock.black_ms})`)
+	if end["result"] == "ongoing" || end["timeout"] != "" || end["running"] != "" || end["runningShown"] != 0.0 ||
+		!strings.Contains(fmt.Sprint(end["status"]), "Game over") || end["w"].(float64) <= 0 || end["b"].(float64) <= 0 {
+		t.Fatalf("the end of the game on the clock: %v", end)
+	}
+	t.Logf("a standard game on the clock by clicks: %d actions, %v", st.Moves, end)
+	b.shot("play-clock-end.png")
 }

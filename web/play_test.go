@@ -165,6 +165,8 @@ func TestGamesKeptOnDisk(t *testing.T) {
 		"4123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"4123456789abcdef01234567","variant":"speed","you":"w","moves":[]}`,
 		"5123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"5123456789abcdef01234567","variant":"blitz","you":"x","moves":[]}`,
 		"6123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"6123456789abcdef01234567","variant":"blitz","you":"w","moves":["zz9"]}`,
+		"9123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"9123456789abcdef01234567","variant":"blitz","you":"w","moves":[],"clock":{"base_ms":1000,"increment_ms":0,"left_ms":[-5,1000]}}`,
+		"a123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"a123456789abcdef01234567","variant":"blitz","you":"w","moves":[],"clock":{"base_ms":1000,"increment_ms":0,"left_ms":[5,1000],"flagged":"x"}}`,
 		"7123456789abcdef01234567": `{"format":"yinsh-serve-game/1","id":"7123456789abcdef01234567","variant":"blitz","you":"w","moves":` + strings.Repeat(" ", maxSavedBytes) + `[]}`,
 	}
 	for id, text := range bad {
@@ -212,4 +214,159 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// fakeTime is a clock a test moves by hand.
+type fakeTime struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (f *fakeTime) now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeTime) add(d time.Duration) {
+	f.mu.Lock()
+	f.t = f.t.Add(d)
+	f.mu.Unlock()
+}
+
+// TestClock: a game on the clock charges each side the time from its turn's start to each action
+// it plays, adds the increment when the turn passes, and ends the game when the side to act's
+// time is spent (read on any request: the server decides), naming the loser on time; the agent's
+// search gets its share of its clock; no undo on the clock; a resignation stops the clock; the
+// clock survives a restart; bad time controls are 400s naming the field.
+func TestClock(t *testing.T) {
+	dir := t.TempDir()
+	ft := &fakeTime{t: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)}
+	s, ts := newTestServer(t, Options{Player: "random", GamesDir: dir})
+	s.now = ft.now
+	for _, c := range []struct {
+		clock any
+		want  string
+	}{
+		{map[string]any{"base": 0}, "clock.base"},
+		{map[string]any{"base": -5}, "clock.base"},
+		{map[string]any{"base": 1e9}, "clock.base"},
+		{map[string]any{"base": 60, "increment": 61}, "clock.increment"},
+		{map[string]any{"base": 60, "increment": -1}, "clock.increment"},
+		{"5+3", "clock"},
+		{map[string]any{"base": 60, "inc": 2}, "inc"},
+	} {
+		status, data := call(t, nil, "POST", ts.URL+"/api/games", map[string]any{"clock": c.clock})
+		wantError(t, status, data, 400, c.want)
+	}
+	var g gameView
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"color": "white", "clock": map[string]any{"base": 10, "increment": 2}}, 201, &g)
+	want := func(what string, c *clockView, w, b int64, running string) {
+		t.Helper()
+		if c == nil || c.BaseMS != 10000 || c.IncrementMS != 2000 || c.WhiteMS != w || c.BlackMS != b || c.Running != running {
+			t.Fatalf("%s: clock %+v, want white %d, black %d, running %q", what, c, w, b, running)
+		}
+	}
+	want("new game", g.Clock, 10000, 10000, "w")
+	ft.add(3 * time.Second)
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
+	want("3 s later", g.Clock, 7000, 10000, "w")
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/play", map[string]any{"action": "e5"}, 200, &g)
+	want("white played", g.Clock, 9000, 10000, "b")
+	ft.add(time.Second)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil, 200, &g)
+	want("the agent played", g.Clock, 9000, 11000, "w")
+	status, data := call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/undo", nil)
+	wantError(t, status, data, 409, "no undo in a game on the clock")
+
+	// a restart keeps the clock (the fake time stands still)
+	_, ts2 := newTestServer(t, Options{Player: "random", GamesDir: dir})
+	var g2 gameView
+	callJSON(t, nil, "GET", ts2.URL+"/api/games/"+g.ID, nil, 200, &g2)
+	if g2.Clock == nil || g2.Clock.BaseMS != 10000 || g2.Clock.BlackMS != 11000 {
+		t.Fatalf("the clock after a restart: %+v", g2.Clock)
+	}
+
+	// white's flag falls: any request sees it
+	ft.add(9 * time.Second)
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
+	if g.Result != "black" || g.Timeout != "w" || g.YourTurn || len(g.Legal) != 0 || g.Phase != "over" || g.Clock.Flagged != "w" {
+		t.Fatalf("after white's flag fell: result %s, timeout %q, your turn %v, legal %d, phase %s, clock %+v", g.Result, g.Timeout, g.YourTurn, len(g.Legal), g.Phase, g.Clock)
+	}
+	want("flag", g.Clock, 0, 11000, "")
+	status, data = call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/play", map[string]any{"action": "f6"})
+	wantError(t, status, data, 409, "white lost on time")
+	status, data = call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/resign", nil)
+	wantError(t, status, data, 409, "lost on time")
+	status, data = call(t, nil, "GET", ts.URL+"/api/games/"+g.ID+"/tokens", nil)
+	if status != 200 || !strings.Contains(string(data), "# result: black (white lost on time)") {
+		t.Fatalf("tokens: %d %s", status, data)
+	}
+	ft.add(time.Hour)
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
+	want("an hour after the flag", g.Clock, 0, 11000, "")
+
+	// the agent's flag falls while it is to act: the next request ends the game, the agent the loser
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"color": "black", "clock": map[string]any{"base": 10, "increment": 2}}, 201, &g)
+	ft.add(10 * time.Second)
+	status, data = call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil)
+	wantError(t, status, data, 409, "white lost on time")
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
+	if g.Result != "black" || g.Timeout != "w" {
+		t.Fatalf("the agent's flag: result %s, timeout %q", g.Result, g.Timeout)
+	}
+
+	// a resignation stops the clock
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"clock": map[string]any{"base": 10}}, 201, &g)
+	ft.add(4 * time.Second)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/resign", nil, 200, &g)
+	ft.add(time.Hour)
+	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
+	if g.Clock.WhiteMS != 6000 || g.Clock.Running != "" || g.Timeout != "" || g.Resigned != "w" {
+		t.Fatalf("after resigning: %+v, timeout %q", g.Clock, g.Timeout)
+	}
+	// no clock: none in the answer
+	callJSON(t, nil, "POST", ts.URL+"/api/games", nil, 201, &g)
+	if g.Clock != nil {
+		t.Fatalf("a game without a clock has %+v", g.Clock)
+	}
+}
+
+// TestAgentClockTime: the agent's search time is a twentieth of its time left plus the increment,
+// or its own move time if that is shorter, and never its whole time left.
+func TestAgentClockTime(t *testing.T) {
+	now := time.Now()
+	g := &game{human: env.Black, state: *env.NewState(env.Standard), now: func() time.Time { return now }}
+	if d := g.agentTime(time.Second, now); d != 0 {
+		t.Fatalf("no clock: %v", d)
+	}
+	for _, c := range []struct {
+		left, inc, own, want time.Duration
+	}{
+		{60 * time.Second, 2 * time.Second, 0, 5 * time.Second},
+		{60 * time.Second, 2 * time.Second, time.Second, time.Second},
+		{60 * time.Second, 0, 10 * time.Second, 3 * time.Second},
+		{2 * time.Second, 2 * time.Second, 0, 1950 * time.Millisecond},
+		{10 * time.Millisecond, 0, 0, time.Millisecond},
+	} {
+		g.clock = &clock{base: time.Minute, inc: c.inc, left: [2]time.Duration{c.left, time.Minute}, since: now}
+		if d := g.agentTime(c.own, now); d != c.want {
+			t.Errorf("left %v, increment %v, own %v: %v, want %v", c.left, c.inc, c.own, d, c.want)
+		}
+	}
+}
+
+// TestAgentSearchesOnItsClock: an agent whose simulations would take far longer than its clock
+// (rollout:10000000) decides within its share of it: a 2-second clock gives a 100 ms search.
+func TestAgentSearchesOnItsClock(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "rollout:10000000", Searches: 1})
+	var g gameView
+	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"color": "black", "clock": map[string]any{"base": 2}}, 201, &g)
+	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil, 200, &g)
+	if g.AgentView == nil || g.AgentView.TimeMS > 1000 || g.Result != "ongoing" || len(g.Moves) != 1 {
+		t.Fatalf("the agent's decision on a 2 s clock: %+v, result %s", g.AgentView, g.Result)
+	}
+	if g.Clock.WhiteMS < 1000 || g.Clock.WhiteMS > 1950 {
+		t.Fatalf("the agent's clock after its decision: %+v", g.Clock)
+	}
 }

@@ -47,6 +47,7 @@ type savedGame struct {
 	Used      time.Time  `json:"used"`
 	Resigned  bool       `json:"resigned,omitempty"`
 	AgentView *agentView `json:"agent_view,omitempty"`
+	Clock     *clockFile `json:"clock,omitempty"`
 }
 
 // gameFiles is the directory of saved games.
@@ -62,7 +63,8 @@ func (gf *gameFiles) path(id string) string { return filepath.Join(gf.dir, id+".
 // save writes g's file (g.mu held).
 func (gf *gameFiles) save(g *game) error {
 	sg := savedGame{Format: savedFormat, ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Player: g.player,
-		Moves: tokensOf(g.moves), Started: g.started.UTC(), Used: g.used.UTC(), Resigned: g.resign, AgentView: g.view}
+		Moves: tokensOf(g.moves), Started: g.started.UTC(), Used: g.used.UTC(), Resigned: g.resign, AgentView: g.view,
+		Clock: g.clock.file()}
 	data, err := json.Marshal(sg)
 	if err != nil {
 		return err
@@ -200,7 +202,15 @@ func (s *Server) loadGame(id string) *game {
 		human = env.Black
 	}
 	g := &game{id: id, variant: st.Variant(), human: human, player: spec, state: *st, history: hist, moves: moves,
-		started: sg.Started, used: time.Now(), view: sg.AgentView, resign: sg.Resigned}
+		started: sg.Started, used: time.Now(), view: sg.AgentView, resign: sg.Resigned, now: s.now}
+	if sg.Clock != nil {
+		c, err := sg.Clock.clock()
+		if err != nil {
+			s.log.Warn("skipping a saved game that does not read", "file", gf.path(id), "err", err)
+			return nil
+		}
+		g.clock = c
+	}
 	if err := s.checkVariantOf(spec, s.nameOf(spec), g.variant, "play"); err != nil {
 		s.log.Warn("skipping a saved game this server does not play", "game", id, "err", err)
 		return nil

@@ -107,6 +107,7 @@ type Server struct {
 	an        *analyzers
 	runs      *runsDir
 	streams   chan struct{}
+	now       func() time.Time // the games' clocks read it (tests set their own)
 }
 
 // New builds the server: the agent's player and its analyzer are built now, so a bad spec or a
@@ -145,7 +146,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("web: searches %d, queue %d, max sims %d, max games %d, max body %d: want positive values",
 			opts.Searches, opts.Queue, opts.MaxSims, opts.MaxGames, opts.MaxBody)
 	}
-	s := &Server{opts: opts, log: opts.Logger, streams: make(chan struct{}, maxStreams)}
+	s := &Server{opts: opts, log: opts.Logger, streams: make(chan struct{}, maxStreams), now: time.Now}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

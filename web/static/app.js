@@ -158,6 +158,7 @@ function resultText(view) {
   if (view.result === "draw") return "Draw.";
   const winner = view.result;
   const you = view.you === (winner === "white" ? "w" : "b");
+  if (view.timeout) return (view.timeout === view.you ? "you lost on time; " : "the agent lost on time; ") + winner + " wins.";
   if (view.resigned) return (view.resigned === view.you ? "you resigned; " : colorWord(view.resigned) + " resigned; ") + winner + " wins.";
   return (winner === "white" ? "White" : "Black") + " wins" + (view.you ? (you ? " — you win!" : " — the agent wins.") : ".");
 }
@@ -278,6 +279,8 @@ const Play = {
     try {
       const req = { variant: $("ng-variant").value, color: $("ng-color").value };
       if ($("ng-player").value) req.player = $("ng-player").value;
+      const clk = /^(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)$/.exec($("ng-clock").value);
+      if (clk) req.clock = { base: Number(clk[1]), increment: Number(clk[2]) };
       g = await api("POST", "/api/games", req);
     } catch (e) { if (gen === this.gen) this.message(e.message); return; }
     if (gen !== this.gen) return;
@@ -332,7 +335,13 @@ const Play = {
         this.render();
         if (AGENT_DELAY > 0 && g.result === "ongoing" && !g.your_turn) await sleep(AGENT_DELAY);
       }
-    } catch (e) { if (gen === this.gen) this.message(e.message); }
+    } catch (e) {
+      if (gen === this.gen) {
+        this.message(e.message);
+        // the server's game as it is now (a flag may have fallen meanwhile)
+        try { const g = await api("GET", "/api/games/" + this.game.id); if (gen === this.gen) this.game = g; } catch (e2) { /* keep the last */ }
+      }
+    }
     if (gen !== this.gen) return;
     this.busy = false;
     $("play-board").dataset.busy = "0";
@@ -361,6 +370,7 @@ const Play = {
     if (!g0) { this.message("Start a game first (New game).", "info"); return; }
     if (this.busy) { this.message(this.blocked("undo"), "info"); return; }
     if (!g0.moves.length) { this.message("Nothing to undo yet.", "info"); return; }
+    if (g0.clock) { this.message("No undo in a game on the clock.", "info"); return; }
     const gen = ++this.gen;
     let g;
     try { g = await api("POST", "/api/games/" + g0.id + "/undo"); } catch (e) { if (gen === this.gen) this.message(e.message); return; }
@@ -438,7 +448,7 @@ const Play = {
 
   render() {
     const g = this.game;
-    if (!g) { this.board.render(null); boardInfo($("play-info"), null); return; }
+    if (!g) { this.board.render(null); boardInfo($("play-info"), null); $("play-clocks").hidden = true; return; }
     const legal = this.legal();
     const marks = { hints: [], rows: [], selected: this.selected };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
@@ -495,7 +505,53 @@ const Play = {
       box.appendChild(p);
     }
     boardInfo($("play-info"), g, g.variant);
+    this.clockFrom(g);
     moveList($("play-moves"), g.moves, actorsOf(g.moves, g.to_act), g.moves.length, (ply) => this.toAnalyse(ply));
+  },
+
+  // clockFrom takes the clocks of a game answer: the side to act's ticks from the answer's arrival
+  clockFrom(g) {
+    if (this.clockGame === g) return;
+    this.clockGame = g;
+    this.clockAt = performance.now();
+    const box = $("play-clocks");
+    box.hidden = !g.clock;
+    clearInterval(this.clockTimer);
+    this.clockTimer = 0;
+    if (!g.clock) return;
+    this.tick();
+    if (g.clock.running) this.clockTimer = setInterval(() => this.tick(), 100);
+  },
+
+  // tick shows both clocks; when the side to act's reaches zero the server is asked for its
+  // verdict (it decides whether the flag fell)
+  tick() {
+    const g = this.clockGame, c = g && g.clock;
+    if (!c) return;
+    const gone = performance.now() - this.clockAt;
+    for (const side of ["w", "b"]) {
+      const el = $("clock-" + side);
+      const ms = Math.max(0, (side === "w" ? c.white_ms : c.black_ms) - (c.running === side ? gone : 0));
+      el.textContent = clockText(ms);
+      el.dataset.label = side === "w" ? "White" : "Black";
+      el.dataset.ms = String(Math.round(ms));
+      el.classList.toggle("running", c.running === side);
+      el.classList.toggle("low", ms < 10000 && c.running === side);
+      el.classList.toggle("flagged", c.flagged === side);
+      el.setAttribute("aria-label", colorWord(side) + "'s clock: " + clockText(ms) + (c.flagged === side ? ", lost on time" : ""));
+      if (c.running === side && ms <= 0 && !this.flagAsk) this.askFlag(g);
+    }
+  },
+
+  async askFlag(g0) {
+    this.flagAsk = true;
+    let g = null;
+    try { g = await api("GET", "/api/games/" + g0.id); } catch (e) { /* asked again on the next tick */ }
+    setTimeout(() => { this.flagAsk = false; }, 300);
+    if (!g || !this.game || this.game.id !== g.id || this.clockGame !== g0) return;
+    if (g.result !== "ongoing") { ++this.gen; this.busy = false; $("play-board").dataset.busy = "0"; }
+    this.game = g;
+    this.render();
   },
 
   // toAnalyse opens this game on the analysis board, at ply (the end without one)
@@ -507,6 +563,13 @@ const Play = {
     Analyse.load(ply);
   },
 };
+
+// clockText: m:ss, and tenths under ten seconds
+function clockText(ms) {
+  if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const s = Math.floor(ms / 1000);
+  return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+}
 
 const pct = (x) => (100 * x).toFixed(0) + "%";
 
