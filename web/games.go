@@ -632,6 +632,9 @@ func (s *Server) handleTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.mu.Lock()
+	if g.checkFlag(g.now()) {
+		s.save(g)
+	}
 	text := g.tokenFile(g.agent.Name())
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -646,6 +649,9 @@ func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.mu.Lock()
+	if g.checkFlag(g.now()) {
+		s.save(g)
+	}
 	players := [2]string{"you", g.agent.Name()}
 	if g.human == env.Black {
 		players = [2]string{g.agent.Name(), "you"}
@@ -655,6 +661,10 @@ func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
 		// boardspace's record of a resignation: the player's "resign" move, then the result
 		winner := players[g.human.Other()]
 		text = strings.TrimSuffix(text, ")\n") + fmt.Sprintf("; P%d[%d resign]\nRE[%s wins]\n)\n", g.human, strings.Count(text, "; P"), strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(winner))
+	}
+	if c := g.clock; c != nil && c.flagged {
+		winner := players[c.flag.Other()]
+		text = strings.TrimSuffix(text, ")\n") + fmt.Sprintf("RE[%s wins on time]\n)\n", strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(winner))
 	}
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-go-sgf")

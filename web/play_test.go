@@ -302,6 +302,11 @@ func TestClock(t *testing.T) {
 	if status != 200 || !strings.Contains(string(data), "# result: black (white lost on time)") {
 		t.Fatalf("tokens: %d %s", status, data)
 	}
+	status, data = call(t, nil, "GET", ts.URL+"/api/games/"+g.ID+"/sgf", nil)
+	rec, err := env.ReadSGF(bytes.NewReader(data))
+	if status != 200 || err != nil || rec.Result != "random wins on time" || len(rec.Actions) != 2 {
+		t.Fatalf("SGF after the flag: %d %v %+v: %s", status, err, rec, data)
+	}
 	ft.add(time.Hour)
 	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
 	want("an hour after the flag", g.Clock, 0, 11000, "")
