@@ -171,3 +171,28 @@ func TestBrowserClock(t *testing.T) {
 	t.Logf("a standard game on the clock by clicks: %d actions, %v", st.Moves, end)
 	b.shot("play-clock-end.png")
 }
+
+// TestBrowserPlayControlsNarrow: at 400×800 the opponent and clock selectors and both clocks fit
+// the width (no sideways scrolling), with a screenshot.
+func TestBrowserPlayControlsNarrow(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "random", Offer: []string{"heuristic", "rollout:100000"}})
+	b := newBrowser(t, 400, 800)
+	b.do("size", chromedp.EmulateViewport(400, 800))
+	b.open(ts.URL + "/?delay=0#play")
+	b.do("choose", chromedp.SetValue(chromedp.CSS("#ng-clock"), "900+10"), chromedp.SetValue(chromedp.CSS("#ng-player"), "rollout:100000"))
+	b.click("#ng-start")
+	b.waitJS("the clocks", `!!Play.game && !!Play.game.clock && !document.getElementById('play-clocks').hidden`, `JSON.stringify(Play.game && Play.game.clock)`)
+	out := eval[[]string](b, `(() => {
+	  const out = [], W = document.documentElement.clientWidth;
+	  if (document.documentElement.scrollWidth > W) out.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + W);
+	  for (const id of ['ng-player', 'ng-clock', 'clock-w', 'clock-b', 'ng-start']) {
+	    const r = document.getElementById(id).getBoundingClientRect();
+	    if (r.width === 0 || r.left < 0 || r.right > W) out.push(id + ' at ' + Math.round(r.left) + '..' + Math.round(r.right));
+	  }
+	  return out;
+	})()`)
+	if len(out) > 0 {
+		t.Errorf("at 400 px: %v", out)
+	}
+	b.shot("play-controls-400.png")
+}
