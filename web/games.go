@@ -50,24 +50,32 @@ func networkVariant(spec string) (env.Variant, bool) {
 // accepted: yinsh serve checked it at start (where --any-variant lets a network play the other
 // variant).
 func (s *Server) checkVariant(v env.Variant, what string) error {
-	if v == s.opts.Players.Variant {
+	return s.checkVariantOf(s.opts.Player, s.agent, v, what)
+}
+
+// checkVariantOf is checkVariant for the player spec (named name), one the server offers.
+func (s *Server) checkVariantOf(spec, name string, v env.Variant, what string) error {
+	if v == s.opts.Players.Variant && spec == s.opts.Player {
 		return nil
 	}
-	if selfplay.FollowsVariant(s.opts.Player) {
+	if selfplay.FollowsVariant(spec) {
 		if nets.Has(v) {
 			return nil
 		}
 		return errorf(http.StatusBadRequest, "variant %s: the agent %s plays the reference network of the game's variant, and there is none for %s; this server does not %s %s",
-			v, s.agent, v, what, v)
+			v, name, v, what, v)
 	}
-	trained, ok := networkVariant(s.opts.Player)
+	trained, ok := networkVariant(spec)
 	if !ok || trained == v {
 		return nil
+	}
+	if spec != s.opts.Player {
+		return errorf(http.StatusBadRequest, "variant %s: the player %s was trained for %s games; choose another player for %s games", v, name, trained, v)
 	}
 	alt := engine.DefaultPlayer(v)
 	return errorf(http.StatusBadRequest, "variant %s: the agent %s was trained for %s games; this server does not %s %s "+
 		"(start another one with --variant %s, whose agent is %s, or give this one --variant %s --any-variant)",
-		v, s.agent, trained, what, v, v, alt, v)
+		v, name, trained, what, v, v, alt, v)
 }
 
 // game is one session: a human against the server's agent. Its mutex is held for the whole of a
@@ -77,6 +85,7 @@ type game struct {
 	id      string
 	variant env.Variant
 	human   env.Color
+	player  string // the agent's spec (one the server offers)
 	agent   selfplay.Player
 	state   env.State
 	history []env.State // the state before each action of moves
@@ -85,7 +94,9 @@ type game struct {
 	used    time.Time
 	view    *agentView // the agent's view of its last decision
 	resign  bool       // the human resigned: the agent won
-	gone    bool       // deleted or dropped: its agent was given back, requests waiting on it get 404
+	clock   *clock     // the time control (nil: none)
+	now     func() time.Time
+	gone    bool // deleted or dropped: its agent was given back, requests waiting on it get 404
 }
 
 // gameStore holds the sessions, at most max, dropping those untouched for idle.
@@ -111,9 +122,17 @@ func (st *gameStore) get(id string) (*game, error) {
 	return g, nil
 }
 
-// add stores g under a new random id, first dropping idle games; it fails with 503 when the store
-// is full of games in use.
+// add stores g under a new random id (see put).
 func (st *gameStore) add(g *game) (uint64, error) {
+	var b [12]byte
+	rand.Read(b[:])
+	g.id = hex.EncodeToString(b[:])
+	return st.put(g)
+}
+
+// put stores g under its id, first dropping idle games; it fails with 503 when the store is full
+// of games in use. It returns the game's sequence number (its agent's seed offset).
+func (st *gameStore) put(g *game) (uint64, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if len(st.games) >= st.max {
@@ -133,9 +152,6 @@ func (st *gameStore) add(g *game) (uint64, error) {
 	if len(st.games) >= st.max {
 		return 0, errorf(http.StatusServiceUnavailable, "%d games in progress, the most this server keeps: delete one (DELETE /api/games/ID) or retry later", st.max)
 	}
-	var b [12]byte
-	rand.Read(b[:])
-	g.id = hex.EncodeToString(b[:])
 	st.games[g.id] = g
 	st.seq++
 	return st.seq, nil
@@ -160,13 +176,16 @@ func (st *gameStore) remove(id string) bool {
 type gameView struct {
 	ID      string `json:"id"`
 	Variant string `json:"variant"`
-	You     string `json:"you"`   // the human's colour
-	Agent   string `json:"agent"` // the agent's name
+	You     string `json:"you"`    // the human's colour
+	Agent   string `json:"agent"`  // the agent's name
+	Player  string `json:"player"` // the agent's spec: one of /api/info's opponents
 	boardView
 	Moves     []string   `json:"moves"`
 	YourTurn  bool       `json:"your_turn"`
 	Played    string     `json:"played,omitempty"`   // the action the agent just played (agent endpoint)
 	Resigned  string     `json:"resigned,omitempty"` // the colour that resigned (the game is then over)
+	Timeout   string     `json:"timeout,omitempty"`  // the colour that lost on time (the game is then over)
+	Clock     *clockView `json:"clock,omitempty"`
 	AgentView *agentView `json:"agent_view,omitempty"`
 }
 
@@ -208,11 +227,18 @@ func (g *game) viewLocked() gameView {
 	if n := len(g.moves); n > 0 {
 		last = g.moves[n-1]
 	}
-	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(),
+	v := gameView{ID: g.id, Variant: g.variant.String(), You: colorName(g.human), Agent: g.agent.Name(), Player: g.player,
 		boardView: viewOf(&g.state, last, len(g.moves) > 0), Moves: tokensOf(g.moves), AgentView: g.view}
 	v.YourTurn = !g.state.IsTerminal() && g.state.CurrentPlayer() == g.human
 	if g.resign {
 		v.Resigned, v.Result, v.YourTurn, v.Legal = colorName(g.human), resultName(winnerOf(g.human.Other())), false, []string{}
+	}
+	if c := g.clock; c != nil {
+		v.Clock = g.clockView(g.now())
+		if c.flagged {
+			v.Timeout, v.Result, v.YourTurn, v.Legal = colorName(c.flag), resultName(winnerOf(c.flag.Other())), false, []string{}
+			v.Phase = "over"
+		}
 	}
 	return v
 }
@@ -230,6 +256,9 @@ func (g *game) overErr() error {
 	if g.resign {
 		return errorf(http.StatusConflict, "the game is over: %s resigned (result %s)", g.human, resultName(winnerOf(g.human.Other())))
 	}
+	if c := g.clock; c != nil && c.flagged {
+		return errorf(http.StatusConflict, "the game is over: %s lost on time (result %s)", c.flag, resultName(winnerOf(c.flag.Other())))
+	}
 	if g.state.IsTerminal() {
 		return errorf(http.StatusConflict, "the game is over (result %s)", resultName(g.state.Outcome()))
 	}
@@ -238,7 +267,10 @@ func (g *game) overErr() error {
 
 type createRequest struct {
 	Variant string `json:"variant"`
-	Color   string `json:"color"` // the human's colour: white (default) or black
+	Color   string `json:"color"`  // the human's colour: white (default) or black
+	Player  string `json:"player"` // the agent: one of /api/info's opponents (default: the server's)
+	// Clock is the time control in seconds per side (absent: none).
+	Clock *clockRequest `json:"clock"`
 }
 
 func parseColor(s string) (env.Color, error) {
@@ -267,12 +299,22 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if err := s.checkVariant(v, "play"); err != nil {
+	spec, err := s.opponent(req.Player)
+	if err != nil {
 		fail(w, err)
 		return
 	}
-	now := time.Now()
-	g := &game{variant: v, human: c, state: *env.NewState(v), started: now, used: now}
+	if err := s.checkVariantOf(spec, s.nameOf(spec), v, "play"); err != nil {
+		fail(w, err)
+		return
+	}
+	now := s.now()
+	clk, err := newClock(req.Clock, now)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g := &game{variant: v, human: c, player: spec, state: *env.NewState(v), started: now, used: now, clock: clk, now: s.now}
 	g.mu.Lock() // until its agent is made: no request on it before
 	seq, err := s.games.add(g)
 	if err != nil {
@@ -280,7 +322,7 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	factory, err := s.factoryFor(v)
+	factory, err := s.factoryFor(spec, v)
 	if err != nil {
 		g.mu.Unlock()
 		s.games.remove(g.id)
@@ -297,13 +339,19 @@ func (s *Server) handleCreateGame(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	g.agent = agent
 	g.agent.NewGame()
+	s.save(g)
+	if s.files != nil {
+		if err := s.files.evict(); err != nil {
+			s.log.Warn("cannot remove old saved games", "dir", s.files.dir, "err", err)
+		}
+	}
 	w.Header().Set("Location", "/api/games/"+g.id)
 	writeJSON(w, http.StatusCreated, g.viewLocked())
 }
 
 // withGame runs fn on the game of the request's id under its lock.
 func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *game) (int, any, error)) {
-	g, err := s.games.get(r.PathValue("id"))
+	g, err := s.game(r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
@@ -315,7 +363,11 @@ func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *gam
 		return
 	}
 	g.used = time.Now()
+	flagged := g.checkFlag(g.now()) // the clock's verdict first: a flag that fell ends the game
 	status, v, err := fn(g)
+	if flagged || err == nil && r.Method != http.MethodGet {
+		s.save(g)
+	}
 	if err != nil {
 		fail(w, err)
 		return
@@ -323,12 +375,43 @@ func (s *Server) withGame(w http.ResponseWriter, r *http.Request, fn func(g *gam
 	writeJSON(w, status, v)
 }
 
+// game returns the game of id: in memory, or read back from Options.GamesDir.
+func (s *Server) game(id string) (*game, error) {
+	g, err := s.games.get(id)
+	if err == nil {
+		return g, nil
+	}
+	if g := s.loadGame(id); g != nil {
+		return g, nil
+	}
+	return nil, err
+}
+
+// save writes g's file when games are kept on disk (g.mu held); a failure is logged, the game goes
+// on in memory.
+func (s *Server) save(g *game) {
+	if s.files == nil || g.gone {
+		return
+	}
+	if err := s.files.save(g); err != nil {
+		s.log.Warn("cannot save a game", "game", g.id, "err", err)
+	}
+}
+
 func (s *Server) handleGetGame(w http.ResponseWriter, r *http.Request) {
 	s.withGame(w, r, func(g *game) (int, any, error) { return http.StatusOK, g.viewLocked(), nil })
 }
 
 func (s *Server) handleDeleteGame(w http.ResponseWriter, r *http.Request) {
-	if !s.games.remove(r.PathValue("id")) {
+	id := r.PathValue("id")
+	if _, err := s.game(id); err != nil { // a game on disk only is deleted too
+		fail(w, err)
+		return
+	}
+	if s.files != nil {
+		s.files.remove(id)
+	}
+	if !s.games.remove(id) {
 		writeError(w, http.StatusNotFound, "no game %q", r.PathValue("id"))
 		return
 	}
@@ -385,6 +468,7 @@ func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
 			g.observe(a)
 		}
 		g.state, g.history, g.moves = st, hist, moves
+		g.charge(g.human, g.now())
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }
@@ -403,10 +487,20 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return 0, nil, err
 		}
+		if g.clock != nil { // its share of the clock, or its own move time if shorter
+			if mt, ok := g.agent.(interface{ SetMoveTime(time.Duration) error }); ok {
+				if err := mt.SetMoveTime(g.agentTime(s.opts.Players.MoveTime, g.now())); err != nil {
+					s.log.Debug("the agent takes no move time: it plays by its simulations", "agent", g.agent.Name(), "err", err)
+				}
+			}
+		}
 		start := time.Now()
 		st := g.state
 		d, err := g.agent.Decide(&st)
 		release()
+		if g.checkFlag(g.now()) { // the agent's time ran out while it searched: it lost on time
+			return http.StatusOK, g.viewLocked(), nil
+		}
 		if err != nil {
 			g.resync() // an external engine restarted after a failure follows the game again
 			return 0, nil, errorf(http.StatusBadGateway, "agent %s failed: %s (POST agent again to retry)", g.agent.Name(), tidy(err.Error()))
@@ -417,6 +511,7 @@ func (s *Server) handleAgent(w http.ResponseWriter, r *http.Request) {
 			return 0, nil, errorf(http.StatusBadGateway, "agent %s played an illegal action: %s", g.agent.Name(), tidy(err.Error()))
 		}
 		g.history, g.moves = append(g.history, prev), append(g.moves, d.Action)
+		g.charge(g.human.Other(), g.now())
 		g.observe(d.Action)
 		g.view = &agentView{Action: d.Action.String(), PV: tokensOf(d.PV), TimeMS: engine.Millis(time.Since(start))}
 		if d.HasValue {
@@ -464,6 +559,9 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 		if g.resign {
 			return 0, nil, errorf(http.StatusConflict, "the game is over: you resigned (start a new game)")
 		}
+		if g.clock != nil {
+			return 0, nil, errorf(http.StatusConflict, "no undo in a game on the clock")
+		}
 		if len(g.moves) == 0 {
 			return 0, nil, errorf(http.StatusConflict, "nothing to undo")
 		}
@@ -487,7 +585,13 @@ func (s *Server) handleResign(w http.ResponseWriter, r *http.Request) {
 		if err := g.overErr(); err != nil {
 			return 0, nil, err
 		}
+		if g.clock != nil && g.clockRuns(g.human) {
+			g.clock.left[g.human] = g.timeLeft(g.human, g.now())
+		}
 		g.resign = true
+		if g.clock != nil {
+			g.clock.stopped = true
+		}
 		return http.StatusOK, g.viewLocked(), nil
 	})
 }
@@ -513,6 +617,8 @@ func (g *game) tokenFile(agent string) string {
 	switch {
 	case g.resign:
 		fmt.Fprintf(&b, "# result: %s (%s resigned)\n", winnerOf(g.human.Other()), g.human)
+	case g.clock != nil && g.clock.flagged:
+		fmt.Fprintf(&b, "# result: %s (%s lost on time)\n", winnerOf(g.clock.flag.Other()), g.clock.flag)
 	case g.state.IsTerminal():
 		fmt.Fprintf(&b, "# result: %s\n", g.state.Outcome())
 	}
@@ -520,12 +626,15 @@ func (g *game) tokenFile(agent string) string {
 }
 
 func (s *Server) handleTokens(w http.ResponseWriter, r *http.Request) {
-	g, err := s.games.get(r.PathValue("id"))
+	g, err := s.game(r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	g.mu.Lock()
+	if g.checkFlag(g.now()) {
+		s.save(g)
+	}
 	text := g.tokenFile(g.agent.Name())
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -534,12 +643,15 @@ func (s *Server) handleTokens(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
-	g, err := s.games.get(r.PathValue("id"))
+	g, err := s.game(r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	g.mu.Lock()
+	if g.checkFlag(g.now()) {
+		s.save(g)
+	}
 	players := [2]string{"you", g.agent.Name()}
 	if g.human == env.Black {
 		players = [2]string{g.agent.Name(), "you"}
@@ -549,6 +661,10 @@ func (s *Server) handleSGF(w http.ResponseWriter, r *http.Request) {
 		// boardspace's record of a resignation: the player's "resign" move, then the result
 		winner := players[g.human.Other()]
 		text = strings.TrimSuffix(text, ")\n") + fmt.Sprintf("; P%d[%d resign]\nRE[%s wins]\n)\n", g.human, strings.Count(text, "; P"), strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(winner))
+	}
+	if c := g.clock; c != nil && c.flagged {
+		winner := players[c.flag.Other()]
+		text = strings.TrimSuffix(text, ")\n") + fmt.Sprintf("RE[%s wins on time]\n)\n", strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(winner))
 	}
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-go-sgf")

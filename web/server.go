@@ -44,6 +44,10 @@ const (
 type Options struct {
 	// Player is the agent games are played against and analyses ask by default (a PLAYER spec).
 	Player string
+	// Offer lists the player specs a new game may choose as its opponent (POST /api/games's
+	// "player"); nil: DefaultOffer. Player is always offered (first, when Offer leaves it out).
+	// Their players are opened on a game's first need and kept.
+	Offer []string
 	// Players are the options the agent is built with (Variant is the default variant of new games).
 	Players selfplay.PlayerOptions
 	// Seed seeds the agents (game k's agent gets Seed+k) and the analyses.
@@ -64,6 +68,11 @@ type Options struct {
 	MaxSims     int
 	MaxMoveTime time.Duration
 	MaxGames    int
+	// GamesDir, when set, keeps every game in a file there (created if need be), so that a
+	// restarted server resumes it; SavedGames bounds its files, the least recently changed removed
+	// first (0: DefaultSavedGames).
+	GamesDir   string
+	SavedGames int
 	// GameIdle is how long an untouched game is kept (0: DefaultGameIdle).
 	GameIdle time.Duration
 	// Poll is how often event streams look at a run's files (0: DefaultPoll).
@@ -84,18 +93,21 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	factory selfplay.PlayerFactory // the agent's players for games of the default variant
-	// byVariant are the agent's players for the other variants when it follows the game's variant
-	// (reference, level:N: each variant's own network), opened on a game's first need; vmu guards
-	// it and closers
-	byVariant map[env.Variant]selfplay.PlayerFactory
+	// factories are the players of the offered specs other than the default (and of the default
+	// spec for the other variant when it follows the game's variant: reference, level:N), opened
+	// on a game's first need; vmu guards it and closers
+	factories map[factoryKey]selfplay.PlayerFactory
 	vmu       sync.Mutex
 	closers   []func() error
-	agent     string // the agent's name
+	agent     string    // the agent's name
+	offer     []offered // the opponents a new game may choose, opts.Player first
 	pool      *pool
 	games     *gameStore
+	files     *gameFiles // the games on disk (nil: none)
 	an        *analyzers
 	runs      *runsDir
 	streams   chan struct{}
+	now       func() time.Time // the games' clocks read it (tests set their own)
 }
 
 // New builds the server: the agent's player and its analyzer are built now, so a bad spec or a
@@ -114,6 +126,7 @@ func New(opts Options) (*Server, error) {
 	def(&opts.PerClient, DefaultPerClient)
 	def(&opts.MaxSims, DefaultMaxSims)
 	def(&opts.MaxGames, DefaultMaxGames)
+	def(&opts.SavedGames, DefaultSavedGames)
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
@@ -129,14 +142,19 @@ func New(opts Options) (*Server, error) {
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	if opts.Searches < 1 || opts.Queue < -1 || opts.MaxSims < 1 || opts.MaxGames < 1 || opts.MaxBody < 1 {
+	if opts.Searches < 1 || opts.Queue < -1 || opts.MaxSims < 1 || opts.MaxGames < 1 || opts.MaxBody < 1 || opts.SavedGames < 1 {
 		return nil, fmt.Errorf("web: searches %d, queue %d, max sims %d, max games %d, max body %d: want positive values",
 			opts.Searches, opts.Queue, opts.MaxSims, opts.MaxGames, opts.MaxBody)
 	}
-	s := &Server{opts: opts, log: opts.Logger, streams: make(chan struct{}, maxStreams)}
+	s := &Server{opts: opts, log: opts.Logger, streams: make(chan struct{}, maxStreams), now: time.Now}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	offer, err := makeOffer(opts.Player, opts.Offer, opts.Players)
+	if err != nil {
+		return nil, err
+	}
+	s.offer = offer
 	po := opts.Players
 	if po.Parallel == 0 {
 		po.Parallel = 1
@@ -161,6 +179,13 @@ func New(opts Options) (*Server, error) {
 	s.closers = append(s.closers, s.an.Close)
 	s.pool = newPool(opts.Searches, max(opts.Queue, 0), opts.PerClient)
 	s.games = newGameStore(opts.MaxGames, opts.GameIdle)
+	if opts.GamesDir != "" {
+		if err := os.MkdirAll(opts.GamesDir, 0o755); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("web: games directory: %w", err)
+		}
+		s.files = &gameFiles{dir: opts.GamesDir, max: opts.SavedGames}
+	}
 	if opts.Runs != "" {
 		if s.runs, err = openRuns(opts.Runs); err != nil {
 			s.Close()
@@ -172,31 +197,45 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// factoryFor returns the agent's players for games of variant v (checked by checkVariant): the
-// default variant's, or for an agent that follows the game's variant (reference, level:N) the
-// players over v's network, opened on first use.
-func (s *Server) factoryFor(v env.Variant) (selfplay.PlayerFactory, error) {
-	if v == s.opts.Players.Variant || !selfplay.FollowsVariant(s.opts.Player) {
+// factoryKey names the players of one offered spec for games of one variant (the server's
+// variant for the specs that do not follow the game's).
+type factoryKey struct {
+	spec    string
+	variant env.Variant
+}
+
+// factoryFor returns the players of spec (an offered one) for games of variant v (checked by
+// checkVariant): the server's agent for its own variant, or the players of spec, over v's network
+// for the specs that follow the game's variant (reference, level:N), opened on first use and kept.
+func (s *Server) factoryFor(spec string, v env.Variant) (selfplay.PlayerFactory, error) {
+	if !selfplay.FollowsVariant(spec) {
+		v = s.opts.Players.Variant
+	}
+	if spec == s.opts.Player && v == s.opts.Players.Variant {
 		return s.factory, nil
 	}
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
-	if f, ok := s.byVariant[v]; ok {
+	key := factoryKey{spec, v}
+	if f, ok := s.factories[key]; ok {
 		return f, nil
+	}
+	if s.closers == nil {
+		return nil, errorf(http.StatusServiceUnavailable, "the server is shutting down")
 	}
 	po := s.opts.Players
 	po.Variant = v
 	if po.Parallel == 0 {
 		po.Parallel = 1
 	}
-	f, closer, err := selfplay.OpenPlayer(s.opts.Player, po)
+	f, closer, err := selfplay.OpenPlayer(spec, po)
 	if err != nil {
 		return nil, err
 	}
-	if s.byVariant == nil {
-		s.byVariant = map[env.Variant]selfplay.PlayerFactory{}
+	if s.factories == nil {
+		s.factories = map[factoryKey]selfplay.PlayerFactory{}
 	}
-	s.byVariant[v] = f
+	s.factories[key] = f
 	s.closers = append(s.closers, closer.Close)
 	return f, nil
 }
@@ -474,17 +513,18 @@ func clientKey(r *http.Request) string {
 }
 
 type infoAnswer struct {
-	Player      string   `json:"player"`
-	Variant     string   `json:"variant"`
-	Sims        int      `json:"sims"`
-	MoveTimeMS  int64    `json:"movetime_ms"`
-	Searches    int      `json:"searches"`
-	MaxSims     int      `json:"max_sims"`
-	MaxMoveTime int64    `json:"max_movetime_ms"`
-	MaxBody     int64    `json:"max_body"`
-	Runs        bool     `json:"runs"`
-	Players     []string `json:"analysis_players"`
-	Version     string   `json:"version"`
+	Player      string    `json:"player"`
+	Variant     string    `json:"variant"`
+	Sims        int       `json:"sims"`
+	MoveTimeMS  int64     `json:"movetime_ms"`
+	Searches    int       `json:"searches"`
+	MaxSims     int       `json:"max_sims"`
+	MaxMoveTime int64     `json:"max_movetime_ms"`
+	MaxBody     int64     `json:"max_body"`
+	Runs        bool      `json:"runs"`
+	Players     []string  `json:"analysis_players"`
+	Opponents   []offered `json:"opponents"`
+	Version     string    `json:"version"`
 }
 
 func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
@@ -497,7 +537,7 @@ func (s *Server) info() infoAnswer {
 		Player: s.agent, Variant: s.opts.Players.Variant.String(), Sims: s.opts.Players.Simulations(),
 		MoveTimeMS: s.opts.Players.MoveTime.Milliseconds(), Searches: s.opts.Searches, MaxSims: s.opts.MaxSims,
 		MaxMoveTime: s.opts.MaxMoveTime.Milliseconds(), MaxBody: s.opts.MaxBody, Runs: s.runs != nil,
-		Players: []string{"", "random", "heuristic", "rollout:N"}, Version: engine.Version,
+		Players: []string{"", "random", "heuristic", "rollout:N"}, Opponents: s.offer, Version: engine.Version,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,7 +30,13 @@ type ServeOptions struct {
 	Addr        string
 	AllowRemote bool
 	Player      string
-	Runs        string
+	// Offer is --players: the opponents the page may choose (nil: the player, and the levels when
+	// the variant has a reference network).
+	Offer []string
+	Runs  string
+	// GamesDir keeps the games on disk across restarts ("" : in memory only), at most SavedGames.
+	GamesDir   string
+	SavedGames int
 	// Search is the player's search settings (--sims and whether it was given, --movetime,
 	// --gumbel, --leaves-in-flight, --rollout-mix): the one type every command builds players with.
 	selfplay.Search
@@ -48,6 +56,7 @@ func newCmdServe(runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{}
 	var variant, logLevel string
 	var movetime, maxMovetime int
+	var players string
 	var mix float64
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--player PLAYER] [--runs DIR]",
@@ -82,6 +91,9 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if maxMovetime < 1 || maxMovetime > 3_600_000 {
 				return fmt.Errorf("--max-movetime must be in [1, 3600000] milliseconds, got %d", maxMovetime)
 			}
+			if opts.SavedGames < 1 {
+				return fmt.Errorf("--saved-games must be at least 1, got %d", opts.SavedGames)
+			}
 			if opts.Runs != "" {
 				if fi, err := os.Stat(opts.Runs); err != nil || !fi.IsDir() {
 					return fmt.Errorf("--runs %s: not a directory", opts.Runs)
@@ -92,6 +104,15 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			}
 			if err := checkVariant("--player", opts.Player, v, opts.AnyVariant); err != nil {
 				return err
+			}
+			if players != "" {
+				opts.Offer = nil
+				for _, p := range strings.Split(players, ",") {
+					if p = strings.TrimSpace(p); p == "" {
+						return fmt.Errorf("--players %q: an empty player in the list", players)
+					}
+					opts.Offer = append(opts.Offer, p)
+				}
 			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
@@ -113,6 +134,9 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "HOST:PORT to listen on (loopback unless --allow-remote)")
 	f.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr that is not loopback (the server has no authentication)")
 	f.StringVar(&opts.Player, "player", "", "the agent: reference, level:N, random, heuristic, rollout:N, engine:\"CMD\" or a checkpoint file (default: reference, the variant's embedded network)")
+	f.StringVar(&players, "players", "", "comma-separated players the page offers as its opponent (default: --player, and level:1 … level:10 when the variant has a reference network)")
+	f.StringVar(&opts.GamesDir, "games-dir", defaultGamesDir(), `directory where games are kept across restarts, so that a reload or a shared link resumes them ("" to keep them in memory only)`)
+	f.IntVar(&opts.SavedGames, "saved-games", web.DefaultSavedGames, "the most games kept in --games-dir (the least recently played are removed first)")
 	f.StringVar(&opts.Runs, "runs", "", "directory of runs to watch and chart (each subdirectory a run: metrics.jsonl, games/; or one run directory)")
 	f.IntVar(&opts.Sims, "sims", engine.DefaultSims, "simulations per agent action and per analysis that names none (checkpoint players)")
 	f.IntVar(&movetime, "movetime", 0, "milliseconds per agent action for searching players (0: bounded by --sims)")
@@ -135,9 +159,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	srv, err := web.New(web.Options{
-		Player:  opts.Player,
-		Players: selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load},
-		Seed:    opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
+		Player: opts.Player, Offer: opts.Offer,
+		Players:  selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load},
+		GamesDir: opts.GamesDir, SavedGames: opts.SavedGames,
+		Seed: opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
 		Logger: opts.Log, LoopbackHosts: loopback.Addr(opts.Addr),
 	})
 	if err != nil {
@@ -160,4 +185,18 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			opts.Ready(a)
 		}
 	})
+}
+
+// defaultGamesDir is where yinsh serve keeps its games by default: DIR/yinsh/games, DIR the user's
+// cache directory (YINSH_CACHE_DIR overrides it, as for the reference networks' files), or "" (in
+// memory only) when there is none.
+func defaultGamesDir() string {
+	if d := os.Getenv("YINSH_CACHE_DIR"); d != "" {
+		return filepath.Join(d, "games")
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "yinsh", "games")
 }

@@ -29,7 +29,11 @@ func TestServeFlags(t *testing.T) {
 		err := cmd.Execute()
 		return got, err
 	}
+	t.Setenv("YINSH_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
 	o, err := parse()
+	if err == nil && (o.GamesDir != filepath.Join(os.Getenv("YINSH_CACHE_DIR"), "games") || o.SavedGames != 1000) {
+		t.Fatalf("games dir %q, saved games %d: want the cache directory's games, 1000", o.GamesDir, o.SavedGames)
+	}
 	if err != nil || o.Addr != "127.0.0.1:8080" || o.Player != "reference" || o.Runs != "" || o.AllowRemote {
 		t.Fatalf("defaults: %+v %v", o, err)
 	}
@@ -47,6 +51,8 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--max-movetime", "0"}, "--max-movetime"},
 		{[]string{"--variant", "speed"}, "variant"},
 		{[]string{"--log-level", "loud"}, "--log-level"},
+		{[]string{"--players", "random,,heuristic"}, "--players"},
+		{[]string{"--saved-games", "0"}, "--saved-games"},
 	} {
 		if _, err := parse(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one naming %s", c.args, err, c.want)
@@ -55,6 +61,12 @@ func TestServeFlags(t *testing.T) {
 	if o, err := parse("--addr", "0.0.0.0:0", "--allow-remote", "--player", "rollout:50", "--runs", t.TempDir(), "--variant", "blitz"); err != nil ||
 		!o.AllowRemote || o.Player != "rollout:50" || o.Variant.String() != "blitz" {
 		t.Fatalf("explicit flags: %+v %v", o, err)
+	}
+	if o.Offer != nil {
+		t.Fatalf("no --players: offer %q, want nil (the server's default)", o.Offer)
+	}
+	if o, err := parse("--players", "level:2, heuristic,rollout:8"); err != nil || strings.Join(o.Offer, "|") != "level:2|heuristic|rollout:8" {
+		t.Fatalf("--players: %+v %v", o, err)
 	}
 }
 

@@ -158,6 +158,7 @@ function resultText(view) {
   if (view.result === "draw") return "Draw.";
   const winner = view.result;
   const you = view.you === (winner === "white" ? "w" : "b");
+  if (view.timeout) return (view.timeout === view.you ? "you lost on time; " : "the agent lost on time; ") + winner + " wins.";
   if (view.resigned) return (view.resigned === view.you ? "you resigned; " : colorWord(view.resigned) + " resigned; ") + winner + " wins.";
   return (winner === "white" ? "White" : "Black") + " wins" + (view.you ? (you ? " — you win!" : " — the agent wins.") : ".");
 }
@@ -183,21 +184,31 @@ function showTab(name) {
   refreshRuns();
 }
 
-// openTab shows a page as a new history entry, so Back returns to the page before
+// openTab shows a page as a new history entry, so Back returns to the page before (Play's address
+// names its game: #play/ID)
 function openTab(name) {
-  if (location.hash !== "#" + name) history.pushState(null, "", location.pathname + location.search + "#" + name);
+  const h = "#" + (name === "play" && Play.game ? "play/" + Play.game.id : name);
+  if (location.hash !== h) history.pushState(null, "", location.pathname + location.search + h);
   showTab(name);
 }
 
-// the page the address names (#watch), on load, on Back and Forward, and when it is edited
+// the page the address names (#watch, #play/ID), on load, on Back and Forward, and when it is edited
 function tabOfAddress() {
-  const t = location.hash.slice(1);
+  const t = location.hash.slice(1).split("/")[0];
   return TABS.includes(t) ? t : "play";
+}
+
+// the game the address names (#play/ID), or ""
+function gameOfAddress() {
+  const m = /^#play\/([^/]+)$/.exec(location.hash);
+  return m ? m[1] : "";
 }
 
 function followAddress() {
   const t = tabOfAddress();
   if (t !== currentTab) showTab(t);
+  const id = gameOfAddress();
+  if (id && (!Play.game || Play.game.id !== id)) Play.resume(id);
 }
 
 // the run lists of watch and dashboard, refreshed while one of them is shown (new runs, new
@@ -241,13 +252,19 @@ const Play = {
     return "";
   },
 
-  // show makes g the game in play (a new, resumed or changed one)
-  show(g) {
+  // show makes g the game in play (a new, resumed or changed one): its id goes into the address
+  // (#play/ID, a new history entry for a new game) and into local storage
+  show(g, isNew) {
     this.game = g;
+    if (currentTab === "play" && location.hash !== "#play/" + g.id) {
+      const url = location.pathname + location.search + "#play/" + g.id;
+      if (isNew) history.pushState(null, "", url); else history.replaceState(null, "", url);
+    }
     $("dl-tokens").href = "/api/games/" + g.id + "/tokens";
     $("dl-sgf").href = "/api/games/" + g.id + "/sgf";
     $("ng-variant").value = g.variant;
     $("ng-color").value = colorWord(g.you);
+    if (g.player && [...$("ng-player").options].some((o) => o.value === g.player)) $("ng-player").value = g.player;
     try { localStorage.setItem(GAME_KEY, g.id); } catch (e) { /* storage off: no resume */ }
   },
 
@@ -260,28 +277,43 @@ const Play = {
     this.resetResign();
     let g;
     try {
-      g = await api("POST", "/api/games", { variant: $("ng-variant").value, color: $("ng-color").value });
+      const req = { variant: $("ng-variant").value, color: $("ng-color").value };
+      if ($("ng-player").value) req.player = $("ng-player").value;
+      const clk = /^(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)$/.exec($("ng-clock").value);
+      if (clk) req.clock = { base: Number(clk[1]), increment: Number(clk[2]) };
+      g = await api("POST", "/api/games", req);
     } catch (e) { if (gen === this.gen) this.message(e.message); return; }
     if (gen !== this.gen) return;
-    this.show(g);
+    this.show(g, true);
     this.selected = null;
     this.render();
     this.agentLoop();
   },
 
-  // resume takes up the game of the last visit, which the server keeps for hours
-  async resume() {
-    let id = null;
-    try { id = localStorage.getItem(GAME_KEY); } catch (e) { return; }
-    if (!id || !/^[0-9a-f]{24}$/.test(id)) return;
-    const gen = this.gen;
-    let g;
-    try { g = await api("GET", "/api/games/" + id); } catch (e) {
-      try { localStorage.removeItem(GAME_KEY); } catch (e2) { /* nothing to forget */ }
+  // resume takes up the game the address names (#play/ID, a shared link) or else the one of the
+  // last visit (local storage), which the server keeps (on disk across its restarts, with a
+  // bound); one it no longer has gives way to a new game, with a note
+  async resume(id) {
+    const fromAddress = id || gameOfAddress();
+    if (!fromAddress) { try { id = localStorage.getItem(GAME_KEY); } catch (e) { return; } }
+    else id = fromAddress;
+    if (!id) return;
+    const gen = ++this.gen;
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
+    let g = null;
+    if (/^[0-9a-f]{24}$/.test(id)) {
+      try { g = await api("GET", "/api/games/" + id); } catch (e) { g = null; }
+    }
+    if (gen !== this.gen) return; // a game was started meanwhile
+    if (!g) {
+      try { if (localStorage.getItem(GAME_KEY) === id) localStorage.removeItem(GAME_KEY); } catch (e2) { /* nothing to forget */ }
+      await this.start();
+      this.message("The game " + id.slice(0, 8) + " is no longer on the server: a new game started.", "info");
       return;
     }
-    if (gen !== this.gen || this.game) return; // a game was started meanwhile
     this.show(g);
+    this.selected = null;
     this.message("Resumed your game " + id.slice(0, 8) + " (" + g.moves.length + " actions).", "info");
     this.render();
     this.agentLoop();
@@ -303,7 +335,13 @@ const Play = {
         this.render();
         if (AGENT_DELAY > 0 && g.result === "ongoing" && !g.your_turn) await sleep(AGENT_DELAY);
       }
-    } catch (e) { if (gen === this.gen) this.message(e.message); }
+    } catch (e) {
+      if (gen === this.gen) {
+        this.message(e.message);
+        // the server's game as it is now (a flag may have fallen meanwhile)
+        try { const g = await api("GET", "/api/games/" + this.game.id); if (gen === this.gen) this.game = g; } catch (e2) { /* keep the last */ }
+      }
+    }
     if (gen !== this.gen) return;
     this.busy = false;
     $("play-board").dataset.busy = "0";
@@ -332,6 +370,7 @@ const Play = {
     if (!g0) { this.message("Start a game first (New game).", "info"); return; }
     if (this.busy) { this.message(this.blocked("undo"), "info"); return; }
     if (!g0.moves.length) { this.message("Nothing to undo yet.", "info"); return; }
+    if (g0.clock) { this.message("No undo in a game on the clock.", "info"); return; }
     const gen = ++this.gen;
     let g;
     try { g = await api("POST", "/api/games/" + g0.id + "/undo"); } catch (e) { if (gen === this.gen) this.message(e.message); return; }
@@ -409,7 +448,7 @@ const Play = {
 
   render() {
     const g = this.game;
-    if (!g) { this.board.render(null); boardInfo($("play-info"), null); return; }
+    if (!g) { this.board.render(null); boardInfo($("play-info"), null); $("play-clocks").hidden = true; return; }
     const legal = this.legal();
     const marks = { hints: [], rows: [], selected: this.selected };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
@@ -466,7 +505,53 @@ const Play = {
       box.appendChild(p);
     }
     boardInfo($("play-info"), g, g.variant);
+    this.clockFrom(g);
     moveList($("play-moves"), g.moves, actorsOf(g.moves, g.to_act), g.moves.length, (ply) => this.toAnalyse(ply));
+  },
+
+  // clockFrom takes the clocks of a game answer: the side to act's ticks from the answer's arrival
+  clockFrom(g) {
+    if (this.clockGame === g) return;
+    this.clockGame = g;
+    this.clockAt = performance.now();
+    const box = $("play-clocks");
+    box.hidden = !g.clock;
+    clearInterval(this.clockTimer);
+    this.clockTimer = 0;
+    if (!g.clock) return;
+    this.tick();
+    if (g.clock.running) this.clockTimer = setInterval(() => this.tick(), 100);
+  },
+
+  // tick shows both clocks; when the side to act's reaches zero the server is asked for its
+  // verdict (it decides whether the flag fell)
+  tick() {
+    const g = this.clockGame, c = g && g.clock;
+    if (!c) return;
+    const gone = performance.now() - this.clockAt;
+    for (const side of ["w", "b"]) {
+      const el = $("clock-" + side);
+      const ms = Math.max(0, (side === "w" ? c.white_ms : c.black_ms) - (c.running === side ? gone : 0));
+      el.textContent = clockText(ms);
+      el.dataset.label = side === "w" ? "White" : "Black";
+      el.dataset.ms = String(Math.round(ms));
+      el.classList.toggle("running", c.running === side);
+      el.classList.toggle("low", ms < 10000 && c.running === side);
+      el.classList.toggle("flagged", c.flagged === side);
+      el.setAttribute("aria-label", colorWord(side) + "'s clock: " + clockText(ms) + (c.flagged === side ? ", lost on time" : ""));
+      if (c.running === side && ms <= 0 && !this.flagAsk) this.askFlag(g);
+    }
+  },
+
+  async askFlag(g0) {
+    this.flagAsk = true;
+    let g = null;
+    try { g = await api("GET", "/api/games/" + g0.id); } catch (e) { /* asked again on the next tick */ }
+    setTimeout(() => { this.flagAsk = false; }, 300);
+    if (!g || !this.game || this.game.id !== g.id || this.clockGame !== g0) return;
+    if (g.result !== "ongoing") { ++this.gen; this.busy = false; $("play-board").dataset.busy = "0"; }
+    this.game = g;
+    this.render();
   },
 
   // toAnalyse opens this game on the analysis board, at ply (the end without one)
@@ -478,6 +563,13 @@ const Play = {
     Analyse.load(ply);
   },
 };
+
+// clockText: m:ss, and tenths under ten seconds
+function clockText(ms) {
+  if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const s = Math.floor(ms / 1000);
+  return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+}
 
 const pct = (x) => (100 * x).toFixed(0) + "%";
 
@@ -890,6 +982,19 @@ function keys(e) {
   e.preventDefault();
 }
 
+// opponents fills the opponent selector with the players the server offers (its own first)
+function opponents(sel, list) {
+  sel.replaceChildren();
+  for (const o of list) {
+    const opt = document.createElement("option");
+    opt.value = o.player;
+    opt.textContent = o.label + (o.default ? " (server's agent)" : "");
+    if (o.about) opt.title = o.about;
+    sel.appendChild(opt);
+  }
+  sel.disabled = list.length < 2;
+}
+
 // ---------- start
 
 window.addEventListener("DOMContentLoaded", async () => {
@@ -905,6 +1010,7 @@ window.addEventListener("DOMContentLoaded", async () => {
     const info = (inlined && JSON.parse(inlined.textContent)) || await api("GET", "/api/info");
     $("server-info").textContent = "agent: " + info.player + (info.runs ? "" : " · no --runs");
     $("ng-variant").value = info.variant;
+    opponents($("ng-player"), info.opponents || []);
     $("an-variant").value = info.variant;
     if (info.sims) $("an-sims").value = Math.min(info.sims, info.max_sims);
     Play.info = info;
