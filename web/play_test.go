@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -178,6 +179,20 @@ func TestGamesKeptOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad["8123456789abcdef01234567"] = ""
+	// a link to a valid game file elsewhere, and a FIFO (which must not block the server)
+	elsewhere := filepath.Join(t.TempDir(), "g.json")
+	valid := `{"format":"yinsh-serve-game/1","id":"b123456789abcdef01234567","variant":"blitz","you":"w","player":"heuristic","moves":[]}`
+	if err := os.WriteFile(elsewhere, []byte(valid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "b123456789abcdef01234567.json")); err != nil {
+		t.Fatal(err)
+	}
+	bad["b123456789abcdef01234567"] = ""
+	if err := syscall.Mkfifo(filepath.Join(dir, "c123456789abcdef01234567.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad["c123456789abcdef01234567"] = ""
 	_, ts3 := newTestServer(t, Options{Player: "heuristic", GamesDir: dir, Logger: logger})
 	for id := range bad {
 		status, data := call(t, nil, "GET", ts3.URL+"/api/games/"+id, nil)

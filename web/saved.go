@@ -117,16 +117,26 @@ func (gf *gameFiles) evict() error {
 // read reads back the file of game id: nil and no error when there is none; an error saying what
 // is wrong with a file that does not read.
 func (gf *gameFiles) read(id string) (*savedGame, *env.State, []env.State, []env.Action, error) {
-	f, err := os.Open(gf.path(id))
+	// a regular file only: not a link (to anything, in the directory or out of it), not a FIFO (whose
+	// open would wait for a writer) or a directory, checked before the open and again on what was
+	// opened, in case another file took its place in between
+	pre, err := os.Lstat(gf.path(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	if !pre.Mode().IsRegular() {
+		return nil, nil, nil, nil, fmt.Errorf("not a regular file (%s)", pre.Mode().Type())
+	}
+	f, err := os.OpenFile(gf.path(id), os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, nil, nil, nil, fmt.Errorf("not a regular file")
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || !os.SameFile(pre, fi) {
+		return nil, nil, nil, nil, fmt.Errorf("not a regular file, or replaced while it was opened")
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSavedBytes+1))
 	if err != nil {
