@@ -71,8 +71,16 @@ func (s *SPRTStopper) Stop(r selfplay.MatchResult) bool {
 	if s.Decided() {
 		return true
 	}
-	if v := SPRTVerdict(r, s.Elo0, s.Elo1); v != stats.Continue {
-		s.Verdict, s.Games = v, r.Games()
+	// the complete pairs only: with games at once, a game of the next pair may have finished, and
+	// the whole count (MatchStats) would then fall back to the trinomial of independent games,
+	// whose LLR runs ahead of the pairs' (H1 at 55 games where the 28 pairs said llr 2.31)
+	p := stats.Pentanomial(r.Pairs)
+	if p.Games() == 0 {
+		return false
+	}
+	d, err := stats.GSPRT{Elo0: s.Elo0, Elo1: s.Elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}.Test(p)
+	if err == nil && d.Verdict != stats.Continue {
+		s.Verdict, s.Games = d.Verdict, r.Games()
 		return true
 	}
 	return false

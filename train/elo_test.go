@@ -163,4 +163,10 @@ func TestSPRTStop(t *testing.T) {
 			t.Errorf("pairs %v: stop %v, want %v (verdict %v)", c.pairs, got, c.want, gateSPRT(r, 30))
 		}
 	}
+	// a game of the next pair finished before this pair's: the test reads the 28 complete pairs
+	// (llr 2.31, no decision), not the 57 games as independent ones (whose trinomial says H1)
+	r := selfplay.MatchResult{Wins: 51, Losses: 6, Pairs: [5]int{0, 0, 6, 0, 22}}
+	if s := (&SPRTStopper{Elo1: 30}); s.Stop(r) {
+		t.Errorf("stopped on %+v: the unpaired game's trinomial, not the pairs", r)
+	}
 }
