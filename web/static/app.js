@@ -176,6 +176,7 @@ function showTab(name) {
   const v = views()[name];
   if (v && !built[name]) { built[name] = true; v.init(); }
   currentTab = name;
+  if (name !== "analyse" && built.analyse) Analyse.stopLive(); // no search for a page out of sight
   for (const s of document.querySelectorAll(".page")) s.hidden = s.id !== name;
   for (const b of document.querySelectorAll(".tab")) {
     b.classList.toggle("active", b.dataset.tab === name);
@@ -608,9 +609,10 @@ const Analyse = {
   init() {
     this.board = new YINSH.Board($("an-board"));
     $("an-board").classList.add("view-only"); // no clicks on points: the candidates' numbers show on hover
-    this.stepper = new Stepper(this.board, "an", (v) => this.draw(v));
+    this.stepper = new Stepper(this.board, "an", (v) => { this.follow(v); this.draw(v); });
     $("an-load").addEventListener("click", () => this.load());
-    $("an-go").addEventListener("click", () => this.analyse());
+    $("an-go").addEventListener("click", () => { this.stopLive(); this.analyse(); });
+    $("an-live").addEventListener("click", () => (this.live ? this.stopLive() : this.startLive()));
     $("an-heat").addEventListener("change", () => this.draw(this.stepper.current()));
     this.board.render(null);
   },
@@ -647,8 +649,7 @@ const Analyse = {
       if (seq === this.seq) { this.pending = false; this.message(e.message); }
       return;
     }
-    if (this.cache.size >= 500) this.cache.delete(this.cache.keys().next().value);
-    this.cache.set(cur.position, r);
+    this.keep(r);
     if (seq !== this.seq) return;
     this.pending = false;
     this.draw(this.stepper.current());
@@ -656,8 +657,103 @@ const Analyse = {
     if (!here) this.message("Analysed ply " + ply + ": " + this.summary(r) + " Step back to it to see it.", "info");
   },
 
+  // keep stores an analysis for its position (the page's cache, never cleared by stepping)
+  keep(r) {
+    if (this.cache.size >= 500 && !this.cache.has(r.position)) this.cache.delete(this.cache.keys().next().value);
+    this.cache.set(r.position, r);
+  },
+
+  // live analysis: a stream of the search's state (POST /api/analyze with "stream": true) for the
+  // stepper's position, restarted on each step (the old one is aborted: the server stops its
+  // search), until Stop or the server's bound (its --max-stream)
+  startLive() {
+    this.live = true;
+    $("an-live").setAttribute("aria-pressed", "true");
+    this.liveAt = null;
+    this.follow(this.stepper.current());
+  },
+  stopLive() {
+    if (!this.live) return;
+    this.live = false;
+    if (this.liveAbort) this.liveAbort.abort();
+    this.liveAbort = null;
+    this.liveAt = null;
+    this.liveState("off");
+    const cur = this.stepper.current();
+    this.draw(cur);
+  },
+  liveState(state) {
+    const b = $("an-live");
+    b.dataset.state = state;
+    b.textContent = this.live ? "Stop" : "Live";
+    b.setAttribute("aria-pressed", this.live ? "true" : "false");
+  },
+  // follow starts the live search of view's position when live analysis is on and not already there
+  follow(view) {
+    if (!this.live || !view) return;
+    if (this.liveAt === view.position) return;
+    if (this.liveAbort) this.liveAbort.abort();
+    this.liveAt = view.position;
+    if (view.result && view.result !== "ongoing") { this.liveAbort = null; this.liveState("over"); return; }
+    this.stream(view.position);
+  },
+  async stream(position) {
+    const ctl = new AbortController(), id = (this.streams = (this.streams || 0) + 1);
+    this.liveAbort = ctl;
+    this.liveState("running");
+    const body = { position, variant: this.stepper.variant || $("an-variant").value, top: Number($("an-top").value) || 8, stream: true };
+    if ($("an-player").value.trim()) body.player = $("an-player").value.trim();
+    const mine = () => this.liveAbort === ctl;
+    try {
+      const res = await (window.yinshFetch || fetch)("/api/analyze", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body), signal: ctl.signal });
+      if (!res.ok) {
+        let msg = res.status + " " + res.statusText;
+        try { msg = (await res.json()).error || msg; } catch (e) { /* not JSON */ }
+        throw new Error(msg);
+      }
+      const rd = res.body.getReader(), dec = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await rd.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let k;
+        while ((k = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, k);
+          buf = buf.slice(k + 1);
+          if (!line.trim() || !mine()) continue;
+          const r = JSON.parse(line);
+          if (r.done && r.stop === "superseded") continue; // a newer stream of this client runs
+          if (r.done && r.error) throw new Error(r.error);
+          r.stream = id;
+          // a deeper analysis of this position stays until this one has searched more
+          const old = this.cache.get(r.position);
+          if (r.best && !(old && old.stream !== id && old.searched && old.visits > r.visits)) this.keep(r);
+          this.liveCount = (this.liveCount || 0) + 1;
+          if (r.done) this.liveState("done");
+          const cur = this.stepper.current();
+          if (cur && cur.position === r.position) this.draw(cur);
+        }
+      }
+      if (mine() && $("an-live").dataset.state === "running") this.liveState("done");
+    } catch (e) {
+      if (e.name === "AbortError" || !mine()) return;
+      this.message("live analysis: " + e.message);
+      this.live = false;
+      this.liveAt = null;
+      this.liveState("off");
+    }
+  },
+
   // summary says what the analysis is: a search's visits, or a non-searching player's choice
   summary(r) {
+    if (this.live && this.liveAt === r.position) {
+      const st = $("an-live").dataset.state;
+      const how = st === "running" ? "live" : "live, stopped at the server's limit";
+      return (r.searched ? r.player + " (" + how + "): " + r.visits + " visits, " + r.time_ms.toFixed(0) + " ms; best " + r.best + "." :
+        r.player + " does not search: its move is " + r.best + ".");
+    }
     if (!r.searched) return r.player + " does not search: its move is " + r.best + (r.top.length ? ", with its candidates below" : "") + ".";
     return r.player + ": " + r.visits + " visits, " + r.time_ms.toFixed(0) + " ms of search; best " + r.best + ".";
   },
