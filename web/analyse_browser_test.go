@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // loadAnalyse opens the analysis board at the end of a blitz opening.
@@ -83,4 +84,73 @@ func TestBrowserAnalyseLive(t *testing.T) {
 		t.Errorf("at 400 px the page is %v px wide", w)
 	}
 	n.shot("analyse-live-400.png")
+}
+
+// TestBrowserAnalyseVariations: a move on the analysis board from an earlier ply starts a
+// variation and keeps the mainline; the list shows it in parentheses under the move it is an
+// alternative to, nested for a variation of a variation; a click on any move goes there; keys step
+// along the current line; a ring move (ring, then its end) at the end of the mainline extends it.
+func TestBrowserAnalyseVariations(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "random"})
+	b := newBrowser(t, 1280, 900)
+	loadAnalyse(b, ts.URL)
+	ply := func() string { return eval[string](b, `document.getElementById('an-ply').textContent`) }
+	cur := `((document.querySelector('#an-moves .mv.cur') || {dataset: {}}).dataset.path || '')`
+	// a legal placement other than the mainline's at the current node
+	place := func(not string) string {
+		return eval[string](b, `Analyse.legal().find((t) => !t.includes('-') && t !== '`+not+`')`)
+	}
+	b.click("#an-prev")
+	b.click("#an-prev")
+	if p := ply(); !strings.HasPrefix(p, "ply 8/10") {
+		t.Fatalf("after two steps back: %q", p)
+	}
+	main := "e5 f6 e6 f7 e7 f8 e8 f9"
+	p1 := place("d4")
+	b.click(`#an-board .target.on[data-point="` + p1 + `"]`)
+	b.waitJS("the variation", cur+` === '`+main+" "+p1+`'`, cur)
+	if p := ply(); !strings.HasPrefix(p, "ply 9/9") {
+		t.Fatalf("in the variation: %q", p)
+	}
+	// black answers in the variation: it goes on, no second variation
+	p2 := place("")
+	b.click(`#an-board .target.on[data-point="` + p2 + `"]`)
+	b.waitJS("the variation's next move", cur+` === '`+main+" "+p1+" "+p2+`'`, cur)
+	st := eval[map[string]any](b, `({vars: document.querySelectorAll('#an-moves .ml-var').length, text: document.querySelector('#an-moves .ml-var').textContent,
+	  main: [...document.querySelectorAll('#an-moves .ml-main > .mv')].map((e) => e.dataset.path.split(' ').pop()).join(' ')})`)
+	if st["vars"] != 1.0 || !strings.Contains(fmt.Sprint(st["text"]), p1) || !strings.HasPrefix(fmt.Sprint(st["text"]), "(") ||
+		st["main"] != "e5 f6 e6 f7 e7 f8 e8 f9 d4 g6" {
+		t.Fatalf("the list after a variation: %v", st)
+	}
+	// a variation of the variation: back to its first move, another black answer
+	b.click(`#an-moves .mv[data-path="` + main + " " + p1 + `"]`)
+	b.waitJS("the variation's first move", cur+` === '`+main+" "+p1+`'`, cur)
+	if p := ply(); !strings.HasPrefix(p, "ply 9/10") {
+		t.Fatalf("on the variation's first move the line is %q", p)
+	}
+	p3 := place(p2)
+	b.click(`#an-board .target.on[data-point="` + p3 + `"]`)
+	b.waitJS("the nested variation", `document.querySelectorAll('#an-moves .ml-var .ml-var').length === 1 && `+cur+` === '`+main+" "+p1+" "+p3+`'`, cur)
+	b.shot("analyse-variations.png")
+	// the mainline by a click, then keys along it
+	b.click(`#an-moves .mv[data-path="` + main + ` d4"]`)
+	b.waitJS("the mainline", cur+` === '`+main+` d4'`, cur)
+	b.do("right", chromedp.KeyEvent(kb.ArrowRight))
+	b.waitJS("the key steps along the mainline", cur+` === '`+main+` d4 g6'`, cur)
+	if p := ply(); !strings.HasPrefix(p, "ply 10/10") {
+		t.Fatalf("at the mainline's end: %q", p)
+	}
+	// a ring move extends the mainline: the ring, then where it goes
+	mv := eval[string](b, `Analyse.legal().find((t) => /^[a-k]\d+-[a-k]\d+$/.test(t))`)
+	from, to, _ := strings.Cut(mv, "-")
+	b.click(`#an-board .target.on[data-point="` + from + `"]`)
+	b.waitJS("the ring's moves", `document.querySelectorAll('#an-board .target.on').length > 0 && !!document.querySelector('#an-board .target.on[data-point="`+to+`"]')`, cur)
+	b.click(`#an-board .target.on[data-point="` + to + `"]`)
+	b.waitJS("the mainline goes on", cur+` === '`+main+` d4 g6 `+mv+`'`, cur)
+	if p := ply(); !strings.HasPrefix(p, "ply 11/11") {
+		t.Fatalf("after the ring move: %q", p)
+	}
+	if n := eval[float64](b, `document.querySelectorAll('#an-moves .ml-main > .ml-var').length`); n != 1 {
+		t.Fatalf("the ring move made a variation: %v at the top level, want 1", n)
+	}
 }

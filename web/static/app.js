@@ -597,7 +597,8 @@ class Stepper {
     $(this.prefix + "-ply").textContent = "ply " + this.i + "/" + (this.plies.length - 1) + (this.i > 0 ? " · " + this.moves[this.i - 1] : "");
     if (this.onChange) this.onChange(this.current()); else this.board.render(this.current());
     boardInfo($(this.prefix + "-info"), this.current(), this.variant);
-    moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
+    if (this.list) this.list(this.i);
+    else moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
   }
 }
 
@@ -608,8 +609,12 @@ const Analyse = {
   seq: 0,
   init() {
     this.board = new YINSH.Board($("an-board"));
-    $("an-board").classList.add("view-only"); // no clicks on points: the candidates' numbers show on hover
-    this.stepper = new Stepper(this.board, "an", (v) => { this.follow(v); this.draw(v); });
+    // only the points of legal actions take clicks: the candidates' numbers show on hover elsewhere
+    $("an-board").classList.add("view-only");
+    this.stepper = new Stepper(this.board, "an", (v) => { this.node = this.line[this.stepper.i]; this.selected = null; this.follow(v); this.draw(v); });
+    this.stepper.list = () => this.list();
+    this.board.onPoint((p) => this.click(p));
+    this.board.onRow((tok) => this.move(tok));
     $("an-load").addEventListener("click", () => this.load());
     $("an-go").addEventListener("click", () => { this.stopLive(); this.analyse(); });
     $("an-live").addEventListener("click", () => (this.live ? this.stopLive() : this.startLive()));
@@ -628,8 +633,124 @@ const Analyse = {
     else body.tokens = text;
     try {
       const r = await api("POST", "/api/replay", body);
-      this.stepper.set(r, at);
+      this.setTree(r, at);
     } catch (e) { this.message(e.message); }
+  },
+
+  // ---- the variation tree: nodes {tok, view, parent, kids}; kids[0] is the main continuation.
+  // The stepper walks the current line: the path from the root to the current node, then on
+  // along the first continuations.
+  line: [],
+  setTree(r, at) {
+    this.variant = r.variant;
+    this.nodes = 0;
+    this.root = this.newNode(null, r.plies[0], null);
+    let n = this.root;
+    r.moves.forEach((tok, i) => { n = this.newNode(tok, r.plies[i + 1], n); });
+    const main = this.lineOf(this.root);
+    this.goNode(main[at === undefined ? main.length - 1 : Math.max(0, Math.min(main.length - 1, at))]);
+  },
+  newNode(tok, view, parent) {
+    const n = { id: ++this.nodes, tok, view, parent, kids: [] };
+    if (parent) parent.kids.push(n);
+    return n;
+  },
+  path(n) { const out = []; for (; n; n = n.parent) out.unshift(n); return out; },
+  lineOf(n) { const out = this.path(n); for (n = n.kids[0]; n; n = n.kids[0]) out.push(n); return out; },
+  goNode(n) {
+    this.line = this.lineOf(n);
+    this.stepper.set({ plies: this.line.map((x) => x.view), moves: this.line.slice(1).map((x) => x.tok), variant: this.variant }, this.path(n).length - 1);
+  },
+  // move plays tok from the current node: to its child of that action, or into a new variation
+  async move(tok) {
+    const n = this.node;
+    if (!n) return;
+    this.selected = null;
+    const known = n.kids.find((k) => k.tok === tok);
+    if (known) { this.goNode(known); return; }
+    const seq = this.moveSeq = (this.moveSeq || 0) + 1;
+    let r;
+    try {
+      r = await api("POST", "/api/replay", { position: this.root.view.position, variant: this.variant, moves: this.path(n).slice(1).map((x) => x.tok).concat([tok]) });
+    } catch (e) { if (seq === this.moveSeq) this.message(e.message); return; }
+    if (seq !== this.moveSeq || this.node !== n) return; // the board moved on meanwhile
+    this.goNode(n.kids.find((k) => k.tok === tok) || this.newNode(tok, r.plies[r.plies.length - 1], n));
+  },
+  legal() { const v = this.node && this.node.view; return v && v.result === "ongoing" ? v.legal || [] : []; },
+  click(p) {
+    const v = this.node && this.node.view, legal = this.legal();
+    if (!legal.length) return;
+    switch (v.phase) {
+      case "place": if (legal.includes(p)) this.move(p); break;
+      case "move":
+        if (this.selected && legal.includes(this.selected + "-" + p)) { this.move(this.selected + "-" + p); return; }
+        this.selected = legal.some((t) => t.startsWith(p + "-")) ? (this.selected === p ? null : p) : null;
+        this.draw(v);
+        break;
+      case "remove-ring": if (legal.includes("x" + p)) this.move("x" + p); break;
+    }
+  },
+  // list shows the moves: the numbered list while there is one line, else the tree with its
+  // variations in parentheses, indented under the move they are alternatives to (as lichess)
+  list() {
+    const el = $("an-moves");
+    const forks = (n) => n.kids.length > 1 || n.kids.some(forks);
+    if (!this.root || !forks(this.root)) {
+      moveList(el, this.stepper.moves, this.stepper.plies.slice(0, this.stepper.moves.length).map((p) => p.to_act), this.stepper.i, (ply) => this.stepper.go(ply));
+      el.classList.remove("tree");
+      return;
+    }
+    el.classList.add("tree");
+    el.replaceChildren();
+    let mark = null;
+    const btn = (n, numbered) => {
+      const depth = this.path(n).length - 1;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "mv tok ml-" + n.parent.view.to_act + (n.parent.kids[0] === n ? "" : " alt");
+      b.dataset.node = String(n.id);
+      b.dataset.path = this.path(n).slice(1).map((x) => x.tok).join(" ");
+      b.title = colorWord(n.parent.view.to_act) + ", ply " + depth;
+      if (numbered || n.parent.view.to_act === "w" && n.parent.parent && n.parent.parent.view.to_act === "b") {
+        const num = document.createElement("span");
+        num.className = "ml-ply";
+        num.textContent = depth + ".";
+        b.append(num);
+      }
+      b.append(n.tok);
+      if (n === this.node) { b.classList.add("cur"); b.setAttribute("aria-current", "step"); mark = b; }
+      else if (this.line.includes(n)) b.classList.add("on-line");
+      b.addEventListener("click", () => this.goNode(n));
+      return b;
+    };
+    const renderLine = (box, n) => {
+      let numbered = true;
+      for (; n; n = n.kids[0]) {
+        box.append(btn(n, numbered), " ");
+        numbered = false;
+        const p = n.parent;
+        if (p.kids[0] === n && p.kids.length > 1) {
+          for (const alt of p.kids.slice(1)) {
+            const d = document.createElement("div");
+            d.className = "ml-var";
+            d.append("( ");
+            renderLine(d, alt);
+            d.append(")");
+            box.append(d);
+          }
+          numbered = true;
+        }
+      }
+    };
+    const top = document.createElement("div");
+    top.className = "ml-main";
+    renderLine(top, this.root.kids[0]);
+    el.append(top);
+    if (mark && el.scrollHeight > el.clientHeight) {
+      const t = mark.offsetTop, h = mark.offsetHeight;
+      if (t < el.scrollTop) el.scrollTop = t;
+      else if (t + h > el.scrollTop + el.clientHeight) el.scrollTop = t + h - el.clientHeight;
+    }
   },
 
   async analyse() {
@@ -761,7 +882,16 @@ const Analyse = {
   draw(view) {
     const r = view ? this.cache.get(view.position) : undefined;
     if (!this.pending) this.message(r ? this.summary(r) : "", "info"); // what is drawn, once no search runs
-    const marks = {};
+    const marks = { hints: [], rows: [], selected: this.selected };
+    const legal = view && this.node && this.node.view === view ? this.legal() : [];
+    if (view && view.phase === "place") marks.hints = legal.filter((t) => t !== "pass");
+    if (view && view.phase === "move") {
+      if (this.selected) marks.hints = legal.filter((t) => t.startsWith(this.selected + "-")).map((t) => t.split("-")[1]);
+      else marks.hints = [...new Set(legal.filter((t) => t.includes("-")).map((t) => t.split("-")[0]))];
+    }
+    if (view && view.phase === "remove-ring") marks.hints = legal.map((t) => t.slice(1));
+    if (view && view.phase === "remove-row") marks.rows = legal.filter((t) => t.startsWith("x") && t.includes("-"));
+    this.hintTargets = marks.hints;
     const table = $("an-table"), wdl = $("an-wdl");
     table.replaceChildren(); wdl.replaceChildren(); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
     if (r) {
@@ -812,6 +942,9 @@ const Analyse = {
       }
     }
     this.board.render(view, marks);
+    // only the legal actions' points take clicks (the others let the candidates' titles show)
+    const on = new Set(marks.hints);
+    for (const t of $("an-board").querySelectorAll(".target")) t.classList.toggle("on", on.has(t.dataset.point));
   },
 };
 
