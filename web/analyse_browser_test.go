@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp/kb"
 )
 
@@ -152,5 +153,38 @@ func TestBrowserAnalyseVariations(t *testing.T) {
 	}
 	if n := eval[float64](b, `document.querySelectorAll('#an-moves .ml-main > .ml-var').length`); n != 1 {
 		t.Fatalf("the ring move made a variation: %v at the top level, want 1", n)
+	}
+}
+
+// TestBrowserAnalysePV: the PV's actions are buttons; hovering one shows the position after the PV
+// up to it (the server's replay of those actions), leaving the PV brings the board's position
+// back, and a click plays the PV up to it into the variation tree.
+func TestBrowserAnalysePV(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "rollout:16"})
+	b := newBrowser(t, 1280, 900)
+	loadAnalyse(b, ts.URL)
+	b.do("sims", chromedp.SetValue(chromedp.CSS("#an-sims"), "300"))
+	b.click("#an-go")
+	b.waitJS("a PV", `document.querySelectorAll('#an-pv .pv-tok').length >= 3`, `document.getElementById('an-pv').textContent`)
+	pv := eval[[]string](b, `[...document.querySelectorAll('#an-pv .pv-tok')].map((e) => e.textContent)`)
+	here := eval[string](b, `Analyse.stepper.current().position`)
+	var r replayAnswer
+	callJSON(t, nil, "POST", ts.URL+"/api/replay", map[string]any{"position": here, "variant": "blitz", "moves": pv[:3]}, 200, &r)
+	want := r.Plies[3].Position
+	box := eval[[]float64](b, `(() => { const r = document.querySelectorAll('#an-pv .pv-tok')[2].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+	b.do("hover", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[0], box[1]))
+	b.waitJS("the preview", `document.getElementById('an-board').dataset.preview === '2' && document.getElementById('an-board').dataset.position === '`+want+`'`,
+		`document.getElementById('an-board').dataset.position`)
+	b.shot("analyse-pv-preview.png")
+	b.do("leave", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 5, 5))
+	b.waitJS("the board's position back", `document.getElementById('an-board').dataset.preview === undefined && document.getElementById('an-board').dataset.position === '`+here+`'`,
+		`document.getElementById('an-board').dataset.position`)
+	// a click plays pv[:3] into the tree
+	b.click(`#an-pv .pv-tok[data-k="2"]`)
+	path := "e5 f6 e6 f7 e7 f8 e8 f9 d4 g6 " + strings.Join(pv[:3], " ")
+	b.waitJS("the PV played", `Analyse.path(Analyse.node).slice(1).map((n) => n.tok).join(' ') === '`+path+`'`, `document.getElementById('an-ply').textContent`)
+	st := eval[map[string]any](b, `({ply: document.getElementById('an-ply').textContent, pos: document.getElementById('an-board').dataset.position})`)
+	if !strings.HasPrefix(fmt.Sprint(st["ply"]), "ply 13/13") || st["pos"] != want {
+		t.Fatalf("after a click on the PV's third action: %v (want %s)", st, want)
 	}
 }

@@ -615,6 +615,13 @@ const Analyse = {
     this.stepper.list = () => this.list();
     this.board.onPoint((p) => this.click(p));
     this.board.onRow((tok) => this.move(tok));
+    // the PV: hovering an action shows the position after it, a click plays the PV up to it
+    const pv = $("an-pv");
+    pv.addEventListener("mouseover", (e) => { const b = e.target.closest(".pv-tok"); if (b) this.showPreview(b.pv, Number(b.dataset.k)); });
+    pv.addEventListener("mouseleave", () => this.endPreview());
+    pv.addEventListener("focusin", (e) => { const b = e.target.closest(".pv-tok"); if (b) this.showPreview(b.pv, Number(b.dataset.k)); });
+    pv.addEventListener("focusout", () => this.endPreview());
+    pv.addEventListener("click", (e) => { const b = e.target.closest(".pv-tok"); if (b) this.playPV(b.pv, Number(b.dataset.k)); });
     $("an-load").addEventListener("click", () => this.load());
     $("an-go").addEventListener("click", () => { this.stopLive(); this.analyse(); });
     $("an-live").addEventListener("click", () => (this.live ? this.stopLive() : this.startLive()));
@@ -690,6 +697,61 @@ const Analyse = {
       case "remove-ring": if (legal.includes("x" + p)) this.move("x" + p); break;
     }
   },
+  // ---- the PV: its actions are buttons; pv is {position, pv} of the analysis drawn
+  pvList(r) {
+    const el = $("an-pv");
+    el.replaceChildren();
+    if (!r.pv || !r.pv.length) return;
+    el.append("PV:");
+    const pv = { position: r.position, pv: r.pv.slice() };
+    r.pv.forEach((tok, k) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "mv tok pv-tok";
+      b.dataset.k = String(k);
+      b.textContent = tok;
+      b.title = "hover: the position after " + tok + "; click: play the PV up to here";
+      b.pv = pv;
+      el.append(" ", b);
+    });
+  },
+  // pvPlies returns the board views along pv (plies[k+1] is after pv.pv[k]), asked once per PV
+  async pvPlies(pv) {
+    if (pv.plies) return pv.plies;
+    if (!pv.asked) pv.asked = api("POST", "/api/replay", { position: pv.position, variant: this.variant, moves: pv.pv }).then((r) => (pv.plies = r.plies));
+    return pv.asked;
+  },
+  async showPreview(pv, k) {
+    this.preview = { pv, k };
+    let plies;
+    try { plies = await this.pvPlies(pv); } catch (e) { this.message(e.message); return; }
+    if (!this.preview || this.preview.pv !== pv || this.preview.k !== k) return; // the pointer moved on
+    this.board.render(plies[k + 1], {});
+    $("an-board").dataset.preview = String(k);
+    boardInfo($("an-info"), plies[k + 1], this.variant);
+    for (const t of $("an-board").querySelectorAll(".target.on")) t.classList.remove("on");
+    for (const b of $("an-pv").querySelectorAll(".pv-tok")) b.classList.toggle("cur", Number(b.dataset.k) === k);
+  },
+  endPreview() {
+    if (!this.preview) return;
+    this.preview = null;
+    delete $("an-board").dataset.preview;
+    for (const b of $("an-pv").querySelectorAll(".pv-tok")) b.classList.remove("cur");
+    boardInfo($("an-info"), this.stepper.current(), this.variant);
+    this.draw(this.stepper.current());
+  },
+  // playPV plays pv's actions up to k from the node of its position (the board's), into the tree
+  async playPV(pv, k) {
+    let plies;
+    try { plies = await this.pvPlies(pv); } catch (e) { this.message(e.message); return; }
+    let n = this.node;
+    if (!n || n.view.position !== pv.position) return; // the board moved on meanwhile
+    pv.pv.slice(0, k + 1).forEach((tok, i) => { n = n.kids.find((c) => c.tok === tok) || this.newNode(tok, plies[i + 1], n); });
+    this.preview = null;
+    delete $("an-board").dataset.preview;
+    this.goNode(n);
+  },
+
   // list shows the moves: the numbered list while there is one line, else the tree with its
   // variations in parentheses, indented under the move they are alternatives to (as lichess)
   list() {
@@ -923,7 +985,7 @@ const Analyse = {
         const tr = table.insertRow();
         for (const c of [r.top.length ? i + 1 : "best", a.action, num(a.prior, 3), r.searched ? a.visits : "–", num(a.q, 3)]) tr.insertCell().textContent = c;
       });
-      tokens($("an-pv"), "PV:", r.pv);
+      this.pvList(r);
       const heatBy = $("an-heat").value;
       const policy = r.policy || []; // omitted for players that do not search
       if (heatBy && policy.length) {
@@ -941,6 +1003,7 @@ const Analyse = {
         marks.heat = heat;
       }
     }
+    if (this.preview) return; // the board shows a PV's position until the pointer leaves the PV
     this.board.render(view, marks);
     // only the legal actions' points take clicks (the others let the candidates' titles show)
     const on = new Set(marks.hints);
