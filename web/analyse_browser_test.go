@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
 
@@ -187,4 +187,74 @@ func TestBrowserAnalysePV(t *testing.T) {
 	if !strings.HasPrefix(fmt.Sprint(st["ply"]), "ply 13/13") || st["pos"] != want {
 		t.Fatalf("after a click on the PV's third action: %v (want %s)", st, want)
 	}
+}
+
+// TestBrowserAnalyseGame: "Analyse game" searches every ply of the main line (progress bar), draws
+// White's win chance over the plies and marks the moves that cost their mover win chance (here the
+// server's answers are rewritten to known values: a 40% drop is a blunder, 25% a mistake, 12% an
+// inaccuracy) in the graph and in the move list; a click on the graph goes to that ply; Stop stops.
+func TestBrowserAnalyseGame(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "rollout:8"})
+	b := newBrowser(t, 1280, 900)
+	loadAnalyse(b, ts.URL)
+	b.do("sims", chromedp.SetValue(chromedp.CSS("#an-sims"), "20"))
+	// White's win chance by ply: white's e8 (ply 6 → 7) drops it 0.5 → 0.1, a blunder; black's f9
+	// (7 → 8) costs black 12%, an inaccuracy; black's g6 (9 → 10) costs black 25%, a mistake
+	b.js(`(() => {
+	  const want = [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1, 0.22, 0.22, 0.47];
+	  window.__want = {};
+	  Analyse.lineOf(Analyse.root).forEach((n, i) => { window.__want[n.view.position] = want[i]; });
+	  window.__patch["/api/analyze"] = (r) => { const w = window.__want[r.position]; if (w !== undefined) { const p = r.side === 'w' ? w : 1 - w; r.wdl = [p, 0, 1 - p]; } return r; };
+	})()`)
+	b.click("#an-game")
+	b.waitJS("the whole game", `document.getElementById('an-game').dataset.state === 'done'`, `document.getElementById('an-game-status').textContent`)
+	st := eval[map[string]any](b, `({value: document.getElementById('an-game-progress').value, max: document.getElementById('an-game-progress').max,
+	  dots: document.querySelectorAll('#an-graph .graph-dot').length,
+	  blunder: [...document.querySelectorAll('#an-moves .mv.blunder')].map((e) => e.dataset.ply + ' ' + e.textContent),
+	  mistake: [...document.querySelectorAll('#an-moves .mv.mistake')].map((e) => e.dataset.ply + ' ' + e.textContent),
+	  inacc: [...document.querySelectorAll('#an-moves .mv.inaccuracy')].map((e) => e.dataset.ply + ' ' + e.textContent),
+	  marks: [...document.querySelectorAll('#an-graph .graph-dot[class*=mark-]')].map((e) => e.dataset.ply + ' ' + e.getAttribute('class')),
+	  legend: document.getElementById('an-graph-legend').textContent})`)
+	if st["value"] != 11.0 || st["max"] != 11.0 || st["dots"] != 11.0 {
+		t.Fatalf("after Analyse game: %v", st)
+	}
+	if fmt.Sprint(st["blunder"]) != "[7 e8??]" || fmt.Sprint(st["mistake"]) != "[10 g6?]" || fmt.Sprint(st["inacc"]) != "[8 f9?!]" {
+		t.Fatalf("move marks: blunder %v, mistake %v, inaccuracy %v", st["blunder"], st["mistake"], st["inacc"])
+	}
+	if fmt.Sprint(st["marks"]) != "[7 graph-dot mark-blunder 8 graph-dot mark-inaccuracy 10 graph-dot mark-mistake]" {
+		t.Fatalf("graph marks %v", st["marks"])
+	}
+	for _, w := range []string{"10%", "20%", "30%", "inaccuracy", "mistake", "blunder"} {
+		if !strings.Contains(fmt.Sprint(st["legend"]), w) {
+			t.Errorf("the legend %q does not say %s", st["legend"], w)
+		}
+	}
+	b.shot("analyse-game.png")
+	// a click on the graph goes to that ply
+	b.click(`#an-graph .graph-hit[data-ply="3"]`)
+	b.waitJS("ply 3", `document.getElementById('an-ply').textContent.startsWith('ply 3/10') && !!document.querySelector('#an-graph [data-cur="3"]')`, `document.getElementById('an-ply').textContent`)
+
+	// Stop: a fresh game (nothing cached), each answer slowed; Stop after the first
+	b.do("another game", chromedp.SetValue(chromedp.CSS("#an-input"), "a2 b2 a3 b3 a4 b4"))
+	b.click("#an-load")
+	b.waitJS("the game", `document.getElementById('an-ply').textContent.startsWith('ply 6/6')`, `document.getElementById('an-ply').textContent`)
+	b.js(`window.__delay["/api/analyze"] = 300`)
+	b.click("#an-game")
+	b.waitJS("one ply", `document.getElementById('an-game-progress').value >= 1`, `document.getElementById('an-game-status').textContent`)
+	b.click("#an-game")
+	st = eval[map[string]any](b, `({state: document.getElementById('an-game').dataset.state, label: document.getElementById('an-game').textContent, run: !!Analyse.gameRun})`)
+	if st["state"] != "stopped" || st["label"] != "Analyse game" || st["run"] != false {
+		t.Fatalf("after Stop: %v", st)
+	}
+
+	n := newBrowser(t, 400, 800)
+	n.do("size", chromedp.EmulateViewport(400, 800))
+	loadAnalyse(n, ts.URL)
+	n.do("sims", chromedp.SetValue(chromedp.CSS("#an-sims"), "20"))
+	n.click("#an-game")
+	n.waitJS("the whole game", `document.getElementById('an-game').dataset.state === 'done'`, `document.getElementById('an-game-status').textContent`)
+	if w := eval[float64](n, `document.documentElement.scrollWidth`); w > 400 {
+		t.Errorf("at 400 px the page is %v px wide", w)
+	}
+	n.shot("analyse-game-400.png")
 }

@@ -74,7 +74,7 @@ function actorsOf(moves, toAct) {
 // move with the rows and rings it removes, or the rows the opponent's move gave them), and each
 // numbered line holds white's turn and black's after it. actors[i] is who played moves[i]; the
 // action that leads to ply cur is marked; a click on an action calls pick with the ply after it.
-function moveList(el, moves, actors, cur, pick) {
+function moveList(el, moves, actors, cur, pick, notes) {
   el.replaceChildren();
   const turns = [];
   moves.forEach((tok, i) => {
@@ -106,6 +106,7 @@ function moveList(el, moves, actors, cur, pick) {
       a.className = "mv tok";
       a.dataset.ply = String(i + 1);
       a.textContent = moves[i];
+      if (notes && notes[i]) { a.classList.add(notes[i]); a.append(NOTE_SIGN[notes[i]]); a.title = notes[i]; }
       if (i + 1 === cur) { a.classList.add("cur"); a.setAttribute("aria-current", "step"); mark = a; }
       if (pick) a.addEventListener("click", () => pick(i + 1));
       c.append(a, " ");
@@ -119,6 +120,10 @@ function moveList(el, moves, actors, cur, pick) {
     else if (top + h > el.scrollTop + el.clientHeight) el.scrollTop = top + h - el.clientHeight;
   }
 }
+
+// the marks of moves by the win chance they cost their mover (Analyse game)
+const NOTE_SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const NOTE_AT = [[0.3, "blunder"], [0.2, "mistake"], [0.1, "inaccuracy"]];
 
 // boardInfo fills el, the bar over a board, with both sides: the rings each has removed as a tray
 // (the score: 3 to win, blitz 1), and which side acts now and what it does, or the result.
@@ -176,7 +181,7 @@ function showTab(name) {
   const v = views()[name];
   if (v && !built[name]) { built[name] = true; v.init(); }
   currentTab = name;
-  if (name !== "analyse" && built.analyse) Analyse.stopLive(); // no search for a page out of sight
+  if (name !== "analyse" && built.analyse) Analyse.stopLive(); // no live search for a page out of sight
   for (const s of document.querySelectorAll(".page")) s.hidden = s.id !== name;
   for (const b of document.querySelectorAll(".tab")) {
     b.classList.toggle("active", b.dataset.tab === name);
@@ -625,6 +630,7 @@ const Analyse = {
     $("an-load").addEventListener("click", () => this.load());
     $("an-go").addEventListener("click", () => { this.stopLive(); this.analyse(); });
     $("an-live").addEventListener("click", () => (this.live ? this.stopLive() : this.startLive()));
+    $("an-game").addEventListener("click", () => this.analyseGame());
     $("an-heat").addEventListener("change", () => this.draw(this.stepper.current()));
     this.board.render(null);
   },
@@ -697,6 +703,115 @@ const Analyse = {
       case "remove-ring": if (legal.includes("x" + p)) this.move("x" + p); break;
     }
   },
+  // ---- the whole game: every ply of the main line searched with the board's budget, the win
+  // chance graph and the marks of the moves that cost their mover win chance
+  // whiteWin is White's win chance at node n: win + draw/2 of its analysis, or its result
+  whiteWin(n) {
+    const v = n.view;
+    if (v.result === "white") return 1;
+    if (v.result === "black") return 0;
+    if (v.result === "draw") return 0.5;
+    const r = this.cache.get(v.position);
+    if (!r || !r.wdl) return null;
+    const p = r.wdl[0] + r.wdl[1] / 2;
+    return r.side === "w" ? p : 1 - p;
+  },
+  // notes maps each node whose move cost its mover ≥ 10% of win chance to its mark
+  notes() {
+    const out = new Map();
+    const walk = (n) => {
+      for (const k of n.kids) {
+        const a = this.whiteWin(n), b = this.whiteWin(k);
+        if (a !== null && b !== null) {
+          const drop = n.view.to_act === "w" ? a - b : b - a;
+          const m = NOTE_AT.find(([t]) => drop >= t - 1e-9);
+          if (m) out.set(k, m[1]);
+        }
+        walk(k);
+      }
+    };
+    if (this.root) walk(this.root);
+    return out;
+  },
+  async analyseGame() {
+    if (this.gameRun) { this.stopGame(); return; }
+    if (!this.root) { await this.load(); if (!this.root) return; }
+    this.stopLive();
+    const run = { abort: new AbortController() };
+    this.gameRun = run;
+    const plies = this.lineOf(this.root).filter((n) => n.view.result === "ongoing");
+    const bar = $("an-game-progress"), btn = $("an-game");
+    bar.hidden = false; bar.max = Math.max(1, plies.length); bar.value = 0;
+    btn.textContent = "Stop"; btn.dataset.state = "running";
+    const budget = {};
+    if ($("an-movetime").value) budget.movetime = Number($("an-movetime").value);
+    else budget.sims = Number($("an-sims").value) || 400;
+    const player = $("an-player").value.trim();
+    let k = 0;
+    try {
+      for (const n of plies) {
+        if (this.gameRun !== run) return;
+        $("an-game-status").textContent = "ply " + (this.path(n).length - 1) + " (" + k + "/" + plies.length + ")";
+        const old = this.cache.get(n.view.position);
+        if (!(old && old.wdl && old.searched)) {
+          const body = { position: n.view.position, variant: this.variant, top: Number($("an-top").value) || 8, ...budget };
+          if (player) body.player = player;
+          const r = await api("POST", "/api/analyze", body);
+          if (this.gameRun !== run) return;
+          this.keep(r);
+          if (n === this.node) this.draw(n.view);
+        }
+        bar.value = ++k;
+        this.list();
+      }
+      $("an-game-status").textContent = "analysed " + plies.length + " plies";
+      btn.dataset.state = "done";
+    } catch (e) {
+      if (this.gameRun === run) { this.message("Analyse game: " + e.message); btn.dataset.state = "error"; }
+    } finally {
+      if (this.gameRun === run) { this.gameRun = null; btn.textContent = "Analyse game"; }
+    }
+  },
+  stopGame() {
+    if (!this.gameRun) return;
+    this.gameRun = null;
+    $("an-game").textContent = "Analyse game";
+    $("an-game").dataset.state = "stopped";
+    $("an-game-status").textContent += " · stopped";
+  },
+  // graph draws White's win chance over the main line's plies, marks and the board's ply
+  graph() {
+    const svg = $("an-graph");
+    const main = this.root ? this.lineOf(this.root) : [];
+    const pts = main.map((n, i) => ({ i, n, w: this.whiteWin(n) }));
+    const any = pts.some((p) => p.w !== null && p.n.view.result === "ongoing");
+    svg.hidden = !any; $("an-graph-legend").hidden = !any;
+    svg.replaceChildren();
+    if (!any) return;
+    const W = 520, H = 120, L = 4, R = 4, T = 6, B = 6, N = Math.max(1, main.length - 1);
+    const x = (i) => L + (i / N) * (W - L - R), y = (w) => T + (1 - w) * (H - T - B);
+    svgEl("rect", { x: L, y: T, width: W - L - R, height: H - T - B, class: "graph-bg" }, svg);
+    svgEl("line", { x1: L, x2: W - R, y1: y(0.5), y2: y(0.5), class: "graph-mid" }, svg);
+    const known = pts.filter((p) => p.w !== null);
+    const d = known.map((p) => x(p.i).toFixed(1) + "," + y(p.w).toFixed(1));
+    svgEl("polygon", { points: x(known[0].i).toFixed(1) + "," + y(0) + " " + d.join(" ") + " " + x(known[known.length - 1].i).toFixed(1) + "," + y(0), class: "graph-area" }, svg);
+    svgEl("polyline", { points: d.join(" "), class: "graph-line" }, svg);
+    const ply = this.line.indexOf(this.node);
+    if (ply >= 0 && main[ply] === this.node) svgEl("line", { x1: x(ply), x2: x(ply), y1: T, y2: H - B, class: "graph-cur", "data-cur": String(ply) }, svg);
+    const notes = this.notes();
+    for (const p of known) {
+      const note = p.i > 0 ? notes.get(p.n) : null;
+      const c = svgEl("circle", { cx: x(p.i), cy: y(p.w), r: note ? 4 : 2, class: "graph-dot" + (note ? " mark-" + note : ""), "data-ply": String(p.i) }, svg);
+      const t = svgEl("title", {}, c);
+      t.textContent = "ply " + p.i + (p.i ? " · " + p.n.tok : "") + ": white " + pct(p.w) + (note ? " · " + note : "");
+    }
+    // a column per ply takes the clicks
+    for (let i = 0; i < main.length; i++) {
+      const col = svgEl("rect", { x: x(i) - (W - L - R) / N / 2, y: 0, width: (W - L - R) / N, height: H, class: "graph-hit", "data-ply": String(i) }, svg);
+      col.addEventListener("click", () => this.goNode(main[i]));
+    }
+  },
+
   // ---- the PV: its actions are buttons; pv is {position, pv} of the analysis drawn
   pvList(r) {
     const el = $("an-pv");
@@ -758,13 +873,17 @@ const Analyse = {
     const el = $("an-moves");
     const forks = (n) => n.kids.length > 1 || n.kids.some(forks);
     if (!this.root || !forks(this.root)) {
-      moveList(el, this.stepper.moves, this.stepper.plies.slice(0, this.stepper.moves.length).map((p) => p.to_act), this.stepper.i, (ply) => this.stepper.go(ply));
+      const notes = this.notes();
+      moveList(el, this.stepper.moves, this.stepper.plies.slice(0, this.stepper.moves.length).map((p) => p.to_act), this.stepper.i, (ply) => this.stepper.go(ply),
+        this.line.slice(1).map((n) => notes.get(n)));
       el.classList.remove("tree");
+      this.graph();
       return;
     }
     el.classList.add("tree");
     el.replaceChildren();
     let mark = null;
+    const notes = this.notes();
     const btn = (n, numbered) => {
       const depth = this.path(n).length - 1;
       const b = document.createElement("button");
@@ -780,6 +899,8 @@ const Analyse = {
         b.append(num);
       }
       b.append(n.tok);
+      const note = notes.get(n);
+      if (note) { b.classList.add(note); b.append(NOTE_SIGN[note]); b.title += ", " + note; }
       if (n === this.node) { b.classList.add("cur"); b.setAttribute("aria-current", "step"); mark = b; }
       else if (this.line.includes(n)) b.classList.add("on-line");
       b.addEventListener("click", () => this.goNode(n));
@@ -808,6 +929,7 @@ const Analyse = {
     top.className = "ml-main";
     renderLine(top, this.root.kids[0]);
     el.append(top);
+    this.graph();
     if (mark && el.scrollHeight > el.clientHeight) {
       const t = mark.offsetTop, h = mark.offsetHeight;
       if (t < el.scrollTop) el.scrollTop = t;
@@ -844,6 +966,7 @@ const Analyse = {
   keep(r) {
     if (this.cache.size >= 500 && !this.cache.has(r.position)) this.cache.delete(this.cache.keys().next().value);
     this.cache.set(r.position, r);
+    if (this.graphTimer === undefined) this.graphTimer = setTimeout(() => { this.graphTimer = undefined; if (this.root) this.list(); }, 250);
   },
 
   // live analysis: a stream of the search's state (POST /api/analyze with "stream": true) for the
