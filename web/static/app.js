@@ -7,8 +7,8 @@ const AGENT_DELAY = params.has("delay") ? Number(params.get("delay")) : 350; // 
 const RUNS_POLL = params.has("poll") ? Number(params.get("poll")) : 5000; // ms between run list refreshes
 const GAME_KEY = "yinsh.game"; // local storage: the id of the game in play, resumed on a reload
 
-async function api(method, path, body) {
-  const opts = { method, headers: {} };
+async function api(method, path, body, signal) {
+  const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -756,7 +756,7 @@ const Analyse = {
         if (!(old && old.wdl && old.searched)) {
           const body = { position: n.view.position, variant: this.variant, top: Number($("an-top").value) || 8, ...budget };
           if (player) body.player = player;
-          const r = await api("POST", "/api/analyze", body);
+          const r = await api("POST", "/api/analyze", body, run.abort.signal);
           if (this.gameRun !== run) return;
           this.keep(r);
           if (n === this.node) this.draw(n.view);
@@ -774,6 +774,7 @@ const Analyse = {
   },
   stopGame() {
     if (!this.gameRun) return;
+    this.gameRun.abort.abort(); // the search in flight ends on the server too (its request's context)
     this.gameRun = null;
     $("an-game").textContent = "Analyse game";
     $("an-game").dataset.state = "stopped";
