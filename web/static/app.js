@@ -1420,6 +1420,8 @@ window.addEventListener("DOMContentLoaded", async () => {
   window.addEventListener("popstate", followAddress);
   if (RUNS_POLL > 0) setInterval(() => { if (!document.hidden) refreshRuns(); }, RUNS_POLL);
   Play.init();
+  // the web export answers a request whole, from its worker: no streamed live analysis there
+  if (window.yinshFetch) $("an-live").hidden = true;
   try {
     // the page carries the /api/info answer inlined (one request fewer); ask for it otherwise
     const inlined = document.getElementById("info-json");
