@@ -154,6 +154,28 @@ func TestBrowserAnalyseVariations(t *testing.T) {
 	if n := eval[float64](b, `document.querySelectorAll('#an-moves .ml-main > .ml-var').length`); n != 1 {
 		t.Fatalf("the ring move made a variation: %v at the top level, want 1", n)
 	}
+	if eval[bool](b, `!document.getElementById('an-promote').disabled`) {
+		t.Error("Make main line is offered on the main line")
+	}
+	// the nested variation made the main line: the old main line is a variation now (after p1, the
+	// move it is an alternative to), and so is p2 (after p3)
+	b.click(`#an-moves .mv[data-path="` + main + " " + p1 + " " + p3 + `"]`)
+	b.waitJS("the nested variation's move", cur+` === '`+main+" "+p1+" "+p3+`'`, cur)
+	b.click("#an-promote")
+	b.waitJS("the new main line", `[...document.querySelectorAll('#an-moves .ml-main > .mv')].map((e) => e.dataset.path.split(' ').pop()).join(' ') === '`+main+" "+p1+" "+p3+`'`,
+		`[...document.querySelectorAll('#an-moves .ml-main > .mv')].map((e) => e.dataset.path.split(' ').pop()).join(' ')`)
+	if got := eval[string](b, `[...document.querySelectorAll('#an-moves .ml-main > .ml-var > .mv')].map((e) => e.dataset.path.split(' ').pop()).join(' ')`); got != "d4 g6 "+mv+" "+p2 {
+		t.Fatalf("after promoting, the variations read %q, want %q", got, "d4 g6 "+mv+" "+p2)
+	}
+	b.shot("analyse-variations-promoted.png")
+	// delete the old main line from d4: one line left, the numbered list again
+	b.click(`#an-moves .mv[data-path="` + main + ` d4"]`)
+	b.waitJS("d4", cur+` === '`+main+` d4'`, cur)
+	b.click("#an-delete")
+	b.waitJS("d4 deleted", `document.getElementById('an-ply').textContent.startsWith('ply 8/') && !document.querySelector('#an-moves .mv[data-path="`+main+` d4"]')`, `document.getElementById('an-moves').textContent`)
+	if n := eval[float64](b, `document.querySelectorAll('#an-moves .ml-var').length`); n != 1 {
+		t.Fatalf("after deleting d4: %v variations, want %s's", n, p2)
+	}
 }
 
 // TestBrowserAnalysePV: the PV's actions are buttons; hovering one shows the position after the PV

@@ -631,6 +631,8 @@ const Analyse = {
     $("an-go").addEventListener("click", () => { this.stopLive(); this.analyse(); });
     $("an-live").addEventListener("click", () => (this.live ? this.stopLive() : this.startLive()));
     $("an-game").addEventListener("click", () => this.analyseGame());
+    $("an-promote").addEventListener("click", () => this.promote());
+    $("an-delete").addEventListener("click", () => this.deleteNode());
     $("an-heat").addEventListener("change", () => this.draw(this.stepper.current()));
     this.board.render(null);
   },
@@ -688,6 +690,23 @@ const Analyse = {
     } catch (e) { if (seq === this.moveSeq) this.message(e.message); return; }
     if (seq !== this.moveSeq || this.node !== n) return; // the board moved on meanwhile
     this.goNode(n.kids.find((k) => k.tok === tok) || this.newNode(tok, r.plies[r.plies.length - 1], n));
+  },
+  // promote makes the line through the current node the main line (each node on its path the
+  // first continuation of its parent)
+  promote() {
+    for (let n = this.node; n && n.parent; n = n.parent) {
+      const ks = n.parent.kids;
+      ks.splice(ks.indexOf(n), 1);
+      ks.unshift(n);
+    }
+    if (this.node) this.goNode(this.node);
+  },
+  // deleteNode removes the current node and all that follows it; the board goes to its parent
+  deleteNode() {
+    const n = this.node;
+    if (!n || !n.parent) return;
+    n.parent.kids.splice(n.parent.kids.indexOf(n), 1);
+    this.goNode(n.parent);
   },
   legal() { const v = this.node && this.node.view; return v && v.result === "ongoing" ? v.legal || [] : []; },
   click(p) {
@@ -872,6 +891,9 @@ const Analyse = {
   // variations in parentheses, indented under the move they are alternatives to (as lichess)
   list() {
     const el = $("an-moves");
+    const onMain = !this.node || this.path(this.node).every((n) => !n.parent || n.parent.kids[0] === n);
+    $("an-promote").disabled = onMain;
+    $("an-delete").disabled = !this.node || !this.node.parent;
     const forks = (n) => n.kids.length > 1 || n.kids.some(forks);
     if (!this.root || !forks(this.root)) {
       const notes = this.notes();
