@@ -15,6 +15,9 @@ import (
 // after the first chunk of search, about 20 ms in).
 const streamEvery = 150 * time.Millisecond
 
+// streamWriteTimeout bounds the writing of one line of a continuous analysis.
+const streamWriteTimeout = 10 * time.Second
+
 // analysisStreams holds the continuous analysis of each client address: one at a time, a new one
 // ends the one before (the page's next position, or a second tab of the same machine).
 type analysisStreams struct {
@@ -106,6 +109,8 @@ func (s *Server) streamAnalysis(w http.ResponseWriter, r *http.Request, j analys
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
 	send := func(line streamLine) error {
+		// a client that stops reading does not hold the search (and its slot) past this
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) //nolint:errcheck // not every writer has deadlines
 		line.ID, line.Player, line.Position, line.QueueMS = j.id, a.Name(), j.state.Text(), engine.Millis(queued)
 		line.TotalMS = engine.Millis(time.Since(start))
 		if err := enc.Encode(line); err != nil {
