@@ -68,6 +68,10 @@ type AnalysisRequest struct {
 	MoveTime time.Duration
 	// Top is how many candidates to list, most visited first.
 	Top int
+	// Report, when not nil, is called while a searching player searches, after each chunk of the
+	// search (about every 20 ms), with the analysis so far; an error it returns ends the search and
+	// Analyze returns it. A player that does not search never calls it.
+	Report func(*AnalysisResult) error
 }
 
 // AnalysisResult is an analysis of one position, from the view of the side to act.
@@ -168,7 +172,18 @@ func (a *Analyzer) Analyze(ctx context.Context, req AnalysisRequest) (*AnalysisR
 		b = a.srch.ownBudget()
 	}
 	it.t.Reset(req.State)
-	res, sims, err := searchMore(it.t, it.rng, a.srch.cfg, b, JSONMaxTreeBytes, func() bool { return ctx.Err() != nil }, nil)
+	var report func(*mcts.Result, int, time.Duration) error
+	if req.Report != nil {
+		report = func(res *mcts.Result, sims int, _ time.Duration) error {
+			return req.Report(searchResult(req.State, res, sims, req.Top, start))
+		}
+	}
+	res, sims, err := searchMore(it.t, it.rng, a.srch.cfg, b, JSONMaxTreeBytes, func() bool { return ctx.Err() != nil }, report)
+	var rerr reportError
+	if errors.As(err, &rerr) {
+		a.putTree(it) // the chunk ended: the tree is whole
+		return nil, rerr.err
+	}
 	if err != nil {
 		return nil, err // the tree may be inconsistent: dropped
 	}
@@ -179,7 +194,13 @@ func (a *Analyzer) Analyze(ctx context.Context, req AnalysisRequest) (*AnalysisR
 	if it.t.Bytes() <= jsonKeepTreeBytes {
 		a.putTree(it)
 	}
-	d := selfplay.DecisionFromResult(res, req.Top)
+	return searchResult(req.State, res, sims, req.Top, start), nil
+}
+
+// searchResult is the analysis of a search's root summary res after sims simulations begun at start.
+func searchResult(st *env.State, res *mcts.Result, sims, top int, start time.Time) *AnalysisResult {
+	out := &AnalysisResult{Side: st.CurrentPlayer()}
+	d := selfplay.DecisionFromResult(res, top)
 	out.Best, out.Searched, out.Visits, out.Sims = res.Action, true, res.Visits, sims
 	out.WDL, out.HasValue, out.Top, out.PV = d.WDL, true, d.Top, d.PV
 	out.Policy = make([]selfplay.ActionStat, len(res.Children))
@@ -189,7 +210,7 @@ func (a *Analyzer) Analyze(ctx context.Context, req AnalysisRequest) (*AnalysisR
 	// children may come shuffled (rollout players)
 	slices.SortFunc(out.Policy, func(x, y selfplay.ActionStat) int { return int(x.Action) - int(y.Action) })
 	out.Elapsed = time.Since(start)
-	return out, nil
+	return out
 }
 
 func (a *Analyzer) tree() (idleTree, error) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -68,5 +69,41 @@ func TestAnalyzerNotSearching(t *testing.T) {
 	}
 	if _, err := NewAnalyzer(AnalyzerOptions{Player: "rollout:0"}); err == nil {
 		t.Fatal("rollout:0 accepted")
+	}
+}
+
+// TestAnalyzerReport: Report is called after each chunk with the analysis so far (visits
+// growing), the last report matches the answer's simulations, and an error it returns ends the
+// search and is Analyze's error.
+func TestAnalyzerReport(t *testing.T) {
+	a, err := NewAnalyzer(AnalyzerOptions{Player: "rollout:50", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := env.NewState(env.Blitz)
+	var reports []*AnalysisResult
+	res, err := a.Analyze(context.Background(), AnalysisRequest{State: s, MoveTime: 120 * time.Millisecond, Top: 3,
+		Report: func(r *AnalysisResult) error { reports = append(reports, r); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) < 2 {
+		t.Fatalf("%d reports in 120 ms of search (chunks of 20 ms)", len(reports))
+	}
+	for i, r := range reports {
+		if !r.Searched || !r.HasValue || len(r.Top) == 0 || len(r.PV) == 0 || i > 0 && r.Sims <= reports[i-1].Sims {
+			t.Fatalf("report %d: %+v", i, r)
+		}
+	}
+	if last := reports[len(reports)-1]; last.Sims != res.Sims {
+		t.Fatalf("last report %d sims, answer %d", last.Sims, res.Sims)
+	}
+	stop := errors.New("enough")
+	n := 0
+	_, err = a.Analyze(context.Background(), AnalysisRequest{State: s, MoveTime: time.Minute,
+		Report: func(*AnalysisResult) error { n++; return stop }})
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("a report's error: %v after %d reports", err, n)
 	}
 }

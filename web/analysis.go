@@ -106,6 +106,7 @@ type analyzeRequest struct {
 	Top      *int   `json:"top"`
 	Player   string `json:"player"`
 	ID       any    `json:"id"`
+	Stream   bool   `json:"stream"`
 }
 
 // analysisJob is a checked analysis request.
@@ -134,6 +135,9 @@ func (s *Server) parseAnalyze(req *analyzeRequest) (analysisJob, error) {
 	}
 	j := analysisJob{state: st, player: req.Player, id: req.ID}
 	j.req = engine.AnalysisRequest{State: st, Top: engine.DefaultAnalysisTop, MoveTime: s.opts.MaxMoveTime}
+	if req.Stream {
+		return s.parseStream(req, j)
+	}
 	if req.Sims != nil {
 		if *req.Sims < 1 || *req.Sims > s.opts.MaxSims {
 			return j, errorf(http.StatusBadRequest, "sims %d: want [1, %d] (the server's --max-sims)", *req.Sims, s.opts.MaxSims)
@@ -153,6 +157,32 @@ func (s *Server) parseAnalyze(req *analyzeRequest) (analysisJob, error) {
 		if mt := s.opts.Players.MoveTime; mt > 0 {
 			j.req.MoveTime = min(mt, s.opts.MaxMoveTime)
 		}
+	}
+	if req.Top != nil {
+		if *req.Top < 0 || *req.Top > maxTop {
+			return j, errorf(http.StatusBadRequest, "top %d: want [0, %d]", *req.Top, maxTop)
+		}
+		j.req.Top = *req.Top
+	}
+	return j, nil
+}
+
+// parseStream checks the budget of a continuous analysis: until the client stops it, or sims
+// simulations, or movetime milliseconds, and never past the server's MaxStream.
+func (s *Server) parseStream(req *analyzeRequest, j analysisJob) (analysisJob, error) {
+	j.req.MoveTime = s.opts.MaxStream
+	if req.Sims != nil {
+		if *req.Sims < 1 || *req.Sims > selfplay.MaxSims {
+			return j, errorf(http.StatusBadRequest, "sims %d: want [1, %d]", *req.Sims, selfplay.MaxSims)
+		}
+		j.req.Sims = *req.Sims
+	}
+	if req.MoveTime != nil {
+		max := s.opts.MaxStream.Milliseconds()
+		if *req.MoveTime < 1 || int64(*req.MoveTime) > max {
+			return j, errorf(http.StatusBadRequest, "movetime %d: want milliseconds in [1, %d] (the server's --max-stream)", *req.MoveTime, max)
+		}
+		j.req.MoveTime = time.Duration(*req.MoveTime) * time.Millisecond
 	}
 	if req.Top != nil {
 		if *req.Top < 0 || *req.Top > maxTop {
@@ -193,6 +223,10 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	a, err := s.an.get(j.player, j.state.Variant())
 	if err != nil {
 		fail(w, err)
+		return
+	}
+	if req.Stream {
+		s.streamAnalysis(w, r, j, a, start)
 		return
 	}
 	release, err := s.pool.acquire(r.Context(), clientKey(r))

@@ -30,9 +30,10 @@ const (
 	DefaultMaxBody     = 64 << 10 // bytes of a request body
 	DefaultMaxSims     = 20_000   // simulations of one analysis
 	DefaultMaxMoveTime = 10 * time.Second
-	DefaultMaxGames    = 1000 // game sessions kept at once
-	DefaultQueue       = 256  // searches waiting for a slot
-	DefaultPerClient   = 16   // searches in flight (running or waiting) per client address
+	DefaultMaxStream   = 60 * time.Second // of one continuous analysis (POST /api/analyze "stream")
+	DefaultMaxGames    = 1000             // game sessions kept at once
+	DefaultQueue       = 256              // searches waiting for a slot
+	DefaultPerClient   = 16               // searches in flight (running or waiting) per client address
 	DefaultGameIdle    = 6 * time.Hour
 	DefaultPoll        = time.Second
 	DefaultBodyTimeout = 10 * time.Second // to read a request's body
@@ -68,6 +69,9 @@ type Options struct {
 	MaxSims     int
 	MaxMoveTime time.Duration
 	MaxGames    int
+	// MaxStream bounds a continuous analysis (POST /api/analyze with "stream": true) in time (0:
+	// DefaultMaxStream); its tree's size bounds it too (engine.JSONMaxTreeBytes).
+	MaxStream time.Duration
 	// GamesDir, when set, keeps every game in a file there (created if need be), so that a
 	// restarted server resumes it; SavedGames bounds its files, the least recently changed removed
 	// first (0: DefaultSavedGames).
@@ -102,6 +106,7 @@ type Server struct {
 	agent     string    // the agent's name
 	offer     []offered // the opponents a new game may choose, opts.Player first
 	pool      *pool
+	anStreams analysisStreams // the continuous analyses, one per client
 	games     *gameStore
 	files     *gameFiles // the games on disk (nil: none)
 	an        *analyzers
@@ -132,6 +137,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.MaxMoveTime == 0 {
 		opts.MaxMoveTime = DefaultMaxMoveTime
+	}
+	if opts.MaxStream == 0 {
+		opts.MaxStream = DefaultMaxStream
 	}
 	if opts.GameIdle == 0 {
 		opts.GameIdle = DefaultGameIdle

@@ -156,6 +156,10 @@ func TestBrowserWebExport(t *testing.T) {
 		t.Fatalf("the page did not settle: %+v", st())
 		return pageState{}
 	}
+	// the worker answers each request whole: the analysis board offers no streamed Live
+	if !eval[bool](b, `document.getElementById('an-live').hidden`) {
+		t.Error("the web export offers Live analysis, which its worker cannot stream")
+	}
 	b.do("blitz as white", chromedp.SetValue(chromedp.CSS("#ng-variant"), "blitz"), chromedp.SetValue(chromedp.CSS("#ng-color"), "white"))
 	b.click("#ng-start")
 	s := settle(-1)

@@ -45,6 +45,7 @@ type ServeOptions struct {
 	Searches    int
 	MaxSims     int
 	MaxMoveTime time.Duration
+	MaxStream   time.Duration
 	AnyVariant  bool
 	// Ready, if set, is called with the listening address (tests).
 	Ready func(net.Addr)
@@ -55,7 +56,7 @@ func newServeCmd() *cobra.Command { return newCmdServe(nil) }
 func newCmdServe(runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{}
 	var variant, logLevel string
-	var movetime, maxMovetime int
+	var movetime, maxMovetime, maxStream int
 	var players string
 	var mix float64
 	cmd := &cobra.Command{
@@ -91,6 +92,9 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			if maxMovetime < 1 || maxMovetime > 3_600_000 {
 				return fmt.Errorf("--max-movetime must be in [1, 3600000] milliseconds, got %d", maxMovetime)
 			}
+			if maxStream < 1 || maxStream > 3_600_000 {
+				return fmt.Errorf("--max-stream must be in [1, 3600000] milliseconds, got %d", maxStream)
+			}
 			if opts.SavedGames < 1 {
 				return fmt.Errorf("--saved-games must be at least 1, got %d", opts.SavedGames)
 			}
@@ -122,6 +126,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 			opts.MoveTime, opts.SimsSet = time.Duration(movetime)*time.Millisecond, cmd.Flags().Changed("sims")
 			opts.RolloutMix = float32(mix)
 			opts.MaxMoveTime = time.Duration(maxMovetime) * time.Millisecond
+			opts.MaxStream = time.Duration(maxStream) * time.Millisecond
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if runF != nil {
 				return runF(opts)
@@ -147,6 +152,7 @@ authentication, and anyone who reaches it can run searches and read the runs dir
 	f.IntVar(&opts.LeavesInFlight, "leaves-in-flight", 8, "leaves a checkpoint agent's search sends per network call")
 	f.IntVar(&opts.Searches, "searches", 2, "searches (analyses, agent actions) run at once; more wait in a bounded queue")
 	f.IntVar(&opts.MaxSims, "max-sims", web.DefaultMaxSims, "the most simulations one analysis request may ask")
+	f.IntVar(&maxStream, "max-stream", int(web.DefaultMaxStream/time.Millisecond), "the longest one continuous analysis (the analysis board's Live) may search, in milliseconds")
 	f.IntVar(&maxMovetime, "max-movetime", int(web.DefaultMaxMoveTime/time.Millisecond), "the longest one analysis may search, in milliseconds (whatever it asks)")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug (every request), info, warn or error")
 	f.BoolVar(&opts.AnyVariant, "any-variant", false, "accept a checkpoint trained for another variant than --variant")
@@ -163,7 +169,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Players:  selfplay.PlayerOptions{Search: opts.Search, Variant: opts.Variant, Parallel: 1, Load: load},
 		GamesDir: opts.GamesDir, SavedGames: opts.SavedGames,
 		Seed: opts.Seed, Runs: opts.Runs, Searches: opts.Searches, MaxSims: opts.MaxSims, MaxMoveTime: opts.MaxMoveTime,
-		Logger: opts.Log, LoopbackHosts: loopback.Addr(opts.Addr),
+		MaxStream: opts.MaxStream,
+		Logger:    opts.Log, LoopbackHosts: loopback.Addr(opts.Addr),
 	})
 	if err != nil {
 		return err

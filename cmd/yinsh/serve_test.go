@@ -49,6 +49,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--searches", "0"}, "--searches"},
 		{[]string{"--max-sims", "0"}, "--max-sims"},
 		{[]string{"--max-movetime", "0"}, "--max-movetime"},
+		{[]string{"--max-stream", "0"}, "--max-stream"},
 		{[]string{"--variant", "speed"}, "variant"},
 		{[]string{"--log-level", "loud"}, "--log-level"},
 		{[]string{"--players", "random,,heuristic"}, "--players"},

@@ -7,8 +7,8 @@ const AGENT_DELAY = params.has("delay") ? Number(params.get("delay")) : 350; // 
 const RUNS_POLL = params.has("poll") ? Number(params.get("poll")) : 5000; // ms between run list refreshes
 const GAME_KEY = "yinsh.game"; // local storage: the id of the game in play, resumed on a reload
 
-async function api(method, path, body) {
-  const opts = { method, headers: {} };
+async function api(method, path, body, signal) {
+  const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -74,7 +74,7 @@ function actorsOf(moves, toAct) {
 // move with the rows and rings it removes, or the rows the opponent's move gave them), and each
 // numbered line holds white's turn and black's after it. actors[i] is who played moves[i]; the
 // action that leads to ply cur is marked; a click on an action calls pick with the ply after it.
-function moveList(el, moves, actors, cur, pick) {
+function moveList(el, moves, actors, cur, pick, notes) {
   el.replaceChildren();
   const turns = [];
   moves.forEach((tok, i) => {
@@ -106,6 +106,7 @@ function moveList(el, moves, actors, cur, pick) {
       a.className = "mv tok";
       a.dataset.ply = String(i + 1);
       a.textContent = moves[i];
+      if (notes && notes[i]) { a.classList.add(notes[i]); a.append(NOTE_SIGN[notes[i]]); a.title = notes[i]; }
       if (i + 1 === cur) { a.classList.add("cur"); a.setAttribute("aria-current", "step"); mark = a; }
       if (pick) a.addEventListener("click", () => pick(i + 1));
       c.append(a, " ");
@@ -119,6 +120,10 @@ function moveList(el, moves, actors, cur, pick) {
     else if (top + h > el.scrollTop + el.clientHeight) el.scrollTop = top + h - el.clientHeight;
   }
 }
+
+// the marks of moves by the win chance they cost their mover (Analyse game)
+const NOTE_SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const NOTE_AT = [[0.3, "blunder"], [0.2, "mistake"], [0.1, "inaccuracy"]];
 
 // boardInfo fills el, the bar over a board, with both sides: the rings each has removed as a tray
 // (the score: 3 to win, blitz 1), and which side acts now and what it does, or the result.
@@ -176,6 +181,7 @@ function showTab(name) {
   const v = views()[name];
   if (v && !built[name]) { built[name] = true; v.init(); }
   currentTab = name;
+  if (name !== "analyse" && built.analyse) Analyse.stopLive(); // no live search for a page out of sight
   for (const s of document.querySelectorAll(".page")) s.hidden = s.id !== name;
   for (const b of document.querySelectorAll(".tab")) {
     b.classList.toggle("active", b.dataset.tab === name);
@@ -596,7 +602,8 @@ class Stepper {
     $(this.prefix + "-ply").textContent = "ply " + this.i + "/" + (this.plies.length - 1) + (this.i > 0 ? " · " + this.moves[this.i - 1] : "");
     if (this.onChange) this.onChange(this.current()); else this.board.render(this.current());
     boardInfo($(this.prefix + "-info"), this.current(), this.variant);
-    moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
+    if (this.list) this.list(this.i);
+    else moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
   }
 }
 
@@ -607,10 +614,25 @@ const Analyse = {
   seq: 0,
   init() {
     this.board = new YINSH.Board($("an-board"));
-    $("an-board").classList.add("view-only"); // no clicks on points: the candidates' numbers show on hover
-    this.stepper = new Stepper(this.board, "an", (v) => this.draw(v));
+    // only the points of legal actions take clicks: the candidates' numbers show on hover elsewhere
+    $("an-board").classList.add("view-only");
+    this.stepper = new Stepper(this.board, "an", (v) => { this.node = this.line[this.stepper.i]; this.selected = null; this.follow(v); this.draw(v); });
+    this.stepper.list = () => this.list();
+    this.board.onPoint((p) => this.click(p));
+    this.board.onRow((tok) => this.move(tok));
+    // the PV: hovering an action shows the position after it, a click plays the PV up to it
+    const pv = $("an-pv");
+    pv.addEventListener("mouseover", (e) => { const b = e.target.closest(".pv-tok"); if (b) this.showPreview(b.pv, Number(b.dataset.k)); });
+    pv.addEventListener("mouseleave", () => this.endPreview());
+    pv.addEventListener("focusin", (e) => { const b = e.target.closest(".pv-tok"); if (b) this.showPreview(b.pv, Number(b.dataset.k)); });
+    pv.addEventListener("focusout", () => this.endPreview());
+    pv.addEventListener("click", (e) => { const b = e.target.closest(".pv-tok"); if (b) this.playPV(b.pv, Number(b.dataset.k)); });
     $("an-load").addEventListener("click", () => this.load());
-    $("an-go").addEventListener("click", () => this.analyse());
+    $("an-go").addEventListener("click", () => { this.stopLive(); this.analyse(); });
+    $("an-live").addEventListener("click", () => (this.live ? this.stopLive() : this.startLive()));
+    $("an-game").addEventListener("click", () => this.analyseGame());
+    $("an-promote").addEventListener("click", () => this.promote());
+    $("an-delete").addEventListener("click", () => this.deleteNode());
     $("an-heat").addEventListener("change", () => this.draw(this.stepper.current()));
     this.board.render(null);
   },
@@ -626,8 +648,316 @@ const Analyse = {
     else body.tokens = text;
     try {
       const r = await api("POST", "/api/replay", body);
-      this.stepper.set(r, at);
+      this.setTree(r, at);
     } catch (e) { this.message(e.message); }
+  },
+
+  // ---- the variation tree: nodes {tok, view, parent, kids}; kids[0] is the main continuation.
+  // The stepper walks the current line: the path from the root to the current node, then on
+  // along the first continuations.
+  line: [],
+  setTree(r, at) {
+    this.variant = r.variant;
+    this.nodes = 0;
+    this.root = this.newNode(null, r.plies[0], null);
+    let n = this.root;
+    r.moves.forEach((tok, i) => { n = this.newNode(tok, r.plies[i + 1], n); });
+    const main = this.lineOf(this.root);
+    this.goNode(main[at === undefined ? main.length - 1 : Math.max(0, Math.min(main.length - 1, at))]);
+  },
+  newNode(tok, view, parent) {
+    const n = { id: ++this.nodes, tok, view, parent, kids: [] };
+    if (parent) parent.kids.push(n);
+    return n;
+  },
+  path(n) { const out = []; for (; n; n = n.parent) out.unshift(n); return out; },
+  lineOf(n) { const out = this.path(n); for (n = n.kids[0]; n; n = n.kids[0]) out.push(n); return out; },
+  goNode(n) {
+    this.line = this.lineOf(n);
+    this.stepper.set({ plies: this.line.map((x) => x.view), moves: this.line.slice(1).map((x) => x.tok), variant: this.variant }, this.path(n).length - 1);
+  },
+  // move plays tok from the current node: to its child of that action, or into a new variation
+  async move(tok) {
+    const n = this.node;
+    if (!n) return;
+    this.selected = null;
+    const known = n.kids.find((k) => k.tok === tok);
+    if (known) { this.goNode(known); return; }
+    const seq = this.moveSeq = (this.moveSeq || 0) + 1;
+    let r;
+    try {
+      r = await api("POST", "/api/replay", { position: this.root.view.position, variant: this.variant, moves: this.path(n).slice(1).map((x) => x.tok).concat([tok]) });
+    } catch (e) { if (seq === this.moveSeq) this.message(e.message); return; }
+    if (seq !== this.moveSeq || this.node !== n) return; // the board moved on meanwhile
+    this.goNode(n.kids.find((k) => k.tok === tok) || this.newNode(tok, r.plies[r.plies.length - 1], n));
+  },
+  // promote makes the line through the current node the main line (each node on its path the
+  // first continuation of its parent)
+  promote() {
+    for (let n = this.node; n && n.parent; n = n.parent) {
+      const ks = n.parent.kids;
+      ks.splice(ks.indexOf(n), 1);
+      ks.unshift(n);
+    }
+    if (this.node) this.goNode(this.node);
+  },
+  // deleteNode removes the current node and all that follows it; the board goes to its parent
+  deleteNode() {
+    const n = this.node;
+    if (!n || !n.parent) return;
+    n.parent.kids.splice(n.parent.kids.indexOf(n), 1);
+    this.goNode(n.parent);
+  },
+  legal() { const v = this.node && this.node.view; return v && v.result === "ongoing" ? v.legal || [] : []; },
+  click(p) {
+    const v = this.node && this.node.view, legal = this.legal();
+    if (!legal.length) return;
+    switch (v.phase) {
+      case "place": if (legal.includes(p)) this.move(p); break;
+      case "move":
+        if (this.selected && legal.includes(this.selected + "-" + p)) { this.move(this.selected + "-" + p); return; }
+        this.selected = legal.some((t) => t.startsWith(p + "-")) ? (this.selected === p ? null : p) : null;
+        this.draw(v);
+        break;
+      case "remove-ring": if (legal.includes("x" + p)) this.move("x" + p); break;
+    }
+  },
+  // ---- the whole game: every ply of the main line searched with the board's budget, the win
+  // chance graph and the marks of the moves that cost their mover win chance
+  // whiteWin is White's win chance at node n: win + draw/2 of its analysis, or its result
+  whiteWin(n) {
+    const v = n.view;
+    if (v.result === "white") return 1;
+    if (v.result === "black") return 0;
+    if (v.result === "draw") return 0.5;
+    const r = this.cache.get(v.position);
+    if (!r || !r.wdl) return null;
+    const p = r.wdl[0] + r.wdl[1] / 2;
+    return r.side === "w" ? p : 1 - p;
+  },
+  // notes maps each node whose move cost its mover ≥ 10% of win chance to its mark
+  notes() {
+    const out = new Map();
+    const walk = (n) => {
+      for (const k of n.kids) {
+        const a = this.whiteWin(n), b = this.whiteWin(k);
+        if (a !== null && b !== null) {
+          const drop = n.view.to_act === "w" ? a - b : b - a;
+          const m = NOTE_AT.find(([t]) => drop >= t - 1e-9);
+          if (m) out.set(k, m[1]);
+        }
+        walk(k);
+      }
+    };
+    if (this.root) walk(this.root);
+    return out;
+  },
+  async analyseGame() {
+    if (this.gameRun) { this.stopGame(); return; }
+    if (!this.root) { await this.load(); if (!this.root) return; }
+    this.stopLive();
+    const run = { abort: new AbortController() };
+    this.gameRun = run;
+    const plies = this.lineOf(this.root).filter((n) => n.view.result === "ongoing");
+    const bar = $("an-game-progress"), btn = $("an-game");
+    bar.hidden = false; bar.max = Math.max(1, plies.length); bar.value = 0;
+    btn.textContent = "Stop"; btn.dataset.state = "running";
+    const budget = {};
+    if ($("an-movetime").value) budget.movetime = Number($("an-movetime").value);
+    else budget.sims = Number($("an-sims").value) || 400;
+    const player = $("an-player").value.trim();
+    let k = 0;
+    try {
+      for (const n of plies) {
+        if (this.gameRun !== run) return;
+        $("an-game-status").textContent = "ply " + (this.path(n).length - 1) + " (" + k + "/" + plies.length + ")";
+        const old = this.cache.get(n.view.position);
+        if (!(old && old.wdl && old.searched)) {
+          const body = { position: n.view.position, variant: this.variant, top: Number($("an-top").value) || 8, ...budget };
+          if (player) body.player = player;
+          const r = await api("POST", "/api/analyze", body, run.abort.signal);
+          if (this.gameRun !== run) return;
+          this.keep(r);
+          if (n === this.node) this.draw(n.view);
+        }
+        bar.value = ++k;
+        this.list();
+      }
+      $("an-game-status").textContent = "analysed " + plies.length + " plies";
+      btn.dataset.state = "done";
+    } catch (e) {
+      if (this.gameRun === run) { this.message("Analyse game: " + e.message); btn.dataset.state = "error"; }
+    } finally {
+      if (this.gameRun === run) { this.gameRun = null; btn.textContent = "Analyse game"; }
+    }
+  },
+  stopGame() {
+    if (!this.gameRun) return;
+    this.gameRun.abort.abort(); // the search in flight ends on the server too (its request's context)
+    this.gameRun = null;
+    $("an-game").textContent = "Analyse game";
+    $("an-game").dataset.state = "stopped";
+    $("an-game-status").textContent += " · stopped";
+  },
+  // graph draws White's win chance over the main line's plies, marks and the board's ply
+  graph() {
+    const svg = $("an-graph");
+    const main = this.root ? this.lineOf(this.root) : [];
+    const pts = main.map((n, i) => ({ i, n, w: this.whiteWin(n) }));
+    const any = pts.some((p) => p.w !== null && p.n.view.result === "ongoing");
+    svg.hidden = !any; $("an-graph-legend").hidden = !any;
+    svg.replaceChildren();
+    if (!any) return;
+    const W = 520, H = 120, L = 4, R = 4, T = 6, B = 6, N = Math.max(1, main.length - 1);
+    const x = (i) => L + (i / N) * (W - L - R), y = (w) => T + (1 - w) * (H - T - B);
+    svgEl("rect", { x: L, y: T, width: W - L - R, height: H - T - B, class: "graph-bg" }, svg);
+    svgEl("line", { x1: L, x2: W - R, y1: y(0.5), y2: y(0.5), class: "graph-mid" }, svg);
+    const known = pts.filter((p) => p.w !== null);
+    const d = known.map((p) => x(p.i).toFixed(1) + "," + y(p.w).toFixed(1));
+    svgEl("polygon", { points: x(known[0].i).toFixed(1) + "," + y(0) + " " + d.join(" ") + " " + x(known[known.length - 1].i).toFixed(1) + "," + y(0), class: "graph-area" }, svg);
+    svgEl("polyline", { points: d.join(" "), class: "graph-line" }, svg);
+    const ply = this.line.indexOf(this.node);
+    if (ply >= 0 && main[ply] === this.node) svgEl("line", { x1: x(ply), x2: x(ply), y1: T, y2: H - B, class: "graph-cur", "data-cur": String(ply) }, svg);
+    const notes = this.notes();
+    for (const p of known) {
+      const note = p.i > 0 ? notes.get(p.n) : null;
+      const c = svgEl("circle", { cx: x(p.i), cy: y(p.w), r: note ? 4 : 2, class: "graph-dot" + (note ? " mark-" + note : ""), "data-ply": String(p.i) }, svg);
+      const t = svgEl("title", {}, c);
+      t.textContent = "ply " + p.i + (p.i ? " · " + p.n.tok : "") + ": white " + pct(p.w) + (note ? " · " + note : "");
+    }
+    // a column per ply takes the clicks
+    for (let i = 0; i < main.length; i++) {
+      const col = svgEl("rect", { x: x(i) - (W - L - R) / N / 2, y: 0, width: (W - L - R) / N, height: H, class: "graph-hit", "data-ply": String(i) }, svg);
+      col.addEventListener("click", () => this.goNode(main[i]));
+    }
+  },
+
+  // ---- the PV: its actions are buttons; pv is {position, pv} of the analysis drawn
+  pvList(r) {
+    const el = $("an-pv");
+    el.replaceChildren();
+    if (!r.pv || !r.pv.length) return;
+    el.append("PV:");
+    const pv = { position: r.position, pv: r.pv.slice() };
+    r.pv.forEach((tok, k) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "mv tok pv-tok";
+      b.dataset.k = String(k);
+      b.textContent = tok;
+      b.title = "hover: the position after " + tok + "; click: play the PV up to here";
+      b.pv = pv;
+      el.append(" ", b);
+    });
+  },
+  // pvPlies returns the board views along pv (plies[k+1] is after pv.pv[k]), asked once per PV
+  async pvPlies(pv) {
+    if (pv.plies) return pv.plies;
+    if (!pv.asked) pv.asked = api("POST", "/api/replay", { position: pv.position, variant: this.variant, moves: pv.pv }).then((r) => (pv.plies = r.plies));
+    return pv.asked;
+  },
+  async showPreview(pv, k) {
+    this.preview = { pv, k };
+    let plies;
+    try { plies = await this.pvPlies(pv); } catch (e) { this.message(e.message); return; }
+    if (!this.preview || this.preview.pv !== pv || this.preview.k !== k) return; // the pointer moved on
+    this.board.render(plies[k + 1], {});
+    $("an-board").dataset.preview = String(k);
+    boardInfo($("an-info"), plies[k + 1], this.variant);
+    for (const t of $("an-board").querySelectorAll(".target.on")) t.classList.remove("on");
+    for (const b of $("an-pv").querySelectorAll(".pv-tok")) b.classList.toggle("cur", Number(b.dataset.k) === k);
+  },
+  endPreview() {
+    if (!this.preview) return;
+    this.preview = null;
+    delete $("an-board").dataset.preview;
+    for (const b of $("an-pv").querySelectorAll(".pv-tok")) b.classList.remove("cur");
+    boardInfo($("an-info"), this.stepper.current(), this.variant);
+    this.draw(this.stepper.current());
+  },
+  // playPV plays pv's actions up to k from the node of its position (the board's), into the tree
+  async playPV(pv, k) {
+    let plies;
+    try { plies = await this.pvPlies(pv); } catch (e) { this.message(e.message); return; }
+    let n = this.node;
+    if (!n || n.view.position !== pv.position) return; // the board moved on meanwhile
+    pv.pv.slice(0, k + 1).forEach((tok, i) => { n = n.kids.find((c) => c.tok === tok) || this.newNode(tok, plies[i + 1], n); });
+    this.preview = null;
+    delete $("an-board").dataset.preview;
+    this.goNode(n);
+  },
+
+  // list shows the moves: the numbered list while there is one line, else the tree with its
+  // variations in parentheses, indented under the move they are alternatives to (as lichess)
+  list() {
+    const el = $("an-moves");
+    const onMain = !this.node || this.path(this.node).every((n) => !n.parent || n.parent.kids[0] === n);
+    $("an-promote").disabled = onMain;
+    $("an-delete").disabled = !this.node || !this.node.parent;
+    const forks = (n) => n.kids.length > 1 || n.kids.some(forks);
+    if (!this.root || !forks(this.root)) {
+      const notes = this.notes();
+      moveList(el, this.stepper.moves, this.stepper.plies.slice(0, this.stepper.moves.length).map((p) => p.to_act), this.stepper.i, (ply) => this.stepper.go(ply),
+        this.line.slice(1).map((n) => notes.get(n)));
+      el.classList.remove("tree");
+      this.graph();
+      return;
+    }
+    el.classList.add("tree");
+    el.replaceChildren();
+    let mark = null;
+    const notes = this.notes();
+    const btn = (n, numbered) => {
+      const depth = this.path(n).length - 1;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "mv tok ml-" + n.parent.view.to_act + (n.parent.kids[0] === n ? "" : " alt");
+      b.dataset.node = String(n.id);
+      b.dataset.path = this.path(n).slice(1).map((x) => x.tok).join(" ");
+      b.title = colorWord(n.parent.view.to_act) + ", ply " + depth;
+      if (numbered || n.parent.view.to_act === "w" && n.parent.parent && n.parent.parent.view.to_act === "b") {
+        const num = document.createElement("span");
+        num.className = "ml-ply";
+        num.textContent = depth + ".";
+        b.append(num);
+      }
+      b.append(n.tok);
+      const note = notes.get(n);
+      if (note) { b.classList.add(note); b.append(NOTE_SIGN[note]); b.title += ", " + note; }
+      if (n === this.node) { b.classList.add("cur"); b.setAttribute("aria-current", "step"); mark = b; }
+      else if (this.line.includes(n)) b.classList.add("on-line");
+      b.addEventListener("click", () => this.goNode(n));
+      return b;
+    };
+    const renderLine = (box, n) => {
+      let numbered = true;
+      for (; n; n = n.kids[0]) {
+        box.append(btn(n, numbered), " ");
+        numbered = false;
+        const p = n.parent;
+        if (p.kids[0] === n && p.kids.length > 1) {
+          for (const alt of p.kids.slice(1)) {
+            const d = document.createElement("div");
+            d.className = "ml-var";
+            d.append("( ");
+            renderLine(d, alt);
+            d.append(")");
+            box.append(d);
+          }
+          numbered = true;
+        }
+      }
+    };
+    const top = document.createElement("div");
+    top.className = "ml-main";
+    renderLine(top, this.root.kids[0]);
+    el.append(top);
+    this.graph();
+    if (mark && el.scrollHeight > el.clientHeight) {
+      const t = mark.offsetTop, h = mark.offsetHeight;
+      if (t < el.scrollTop) el.scrollTop = t;
+      else if (t + h > el.scrollTop + el.clientHeight) el.scrollTop = t + h - el.clientHeight;
+    }
   },
 
   async analyse() {
@@ -647,8 +977,7 @@ const Analyse = {
       if (seq === this.seq) { this.pending = false; this.message(e.message); }
       return;
     }
-    if (this.cache.size >= 500) this.cache.delete(this.cache.keys().next().value);
-    this.cache.set(cur.position, r);
+    this.keep(r);
     if (seq !== this.seq) return;
     this.pending = false;
     this.draw(this.stepper.current());
@@ -656,8 +985,104 @@ const Analyse = {
     if (!here) this.message("Analysed ply " + ply + ": " + this.summary(r) + " Step back to it to see it.", "info");
   },
 
+  // keep stores an analysis for its position (the page's cache, never cleared by stepping)
+  keep(r) {
+    if (this.cache.size >= 500 && !this.cache.has(r.position)) this.cache.delete(this.cache.keys().next().value);
+    this.cache.set(r.position, r);
+    if (this.graphTimer === undefined) this.graphTimer = setTimeout(() => { this.graphTimer = undefined; if (this.root) this.list(); }, 250);
+  },
+
+  // live analysis: a stream of the search's state (POST /api/analyze with "stream": true) for the
+  // stepper's position, restarted on each step (the old one is aborted: the server stops its
+  // search), until Stop or the server's bound (its --max-stream)
+  startLive() {
+    this.live = true;
+    $("an-live").setAttribute("aria-pressed", "true");
+    this.liveAt = null;
+    this.follow(this.stepper.current());
+  },
+  stopLive() {
+    if (!this.live) return;
+    this.live = false;
+    if (this.liveAbort) this.liveAbort.abort();
+    this.liveAbort = null;
+    this.liveAt = null;
+    this.liveState("off");
+    const cur = this.stepper.current();
+    this.draw(cur);
+  },
+  liveState(state) {
+    const b = $("an-live");
+    b.dataset.state = state;
+    b.textContent = this.live ? "Stop" : "Live";
+    b.setAttribute("aria-pressed", this.live ? "true" : "false");
+  },
+  // follow starts the live search of view's position when live analysis is on and not already there
+  follow(view) {
+    if (!this.live || !view) return;
+    if (this.liveAt === view.position) return;
+    if (this.liveAbort) this.liveAbort.abort();
+    this.liveAt = view.position;
+    if (view.result && view.result !== "ongoing") { this.liveAbort = null; this.liveState("over"); return; }
+    this.stream(view.position);
+  },
+  async stream(position) {
+    const ctl = new AbortController(), id = (this.streams = (this.streams || 0) + 1);
+    this.liveAbort = ctl;
+    this.liveState("running");
+    const body = { position, variant: this.stepper.variant || $("an-variant").value, top: Number($("an-top").value) || 8, stream: true };
+    if ($("an-player").value.trim()) body.player = $("an-player").value.trim();
+    const mine = () => this.liveAbort === ctl;
+    try {
+      const res = await (window.yinshFetch || fetch)("/api/analyze", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body), signal: ctl.signal });
+      if (!res.ok) {
+        let msg = res.status + " " + res.statusText;
+        try { msg = (await res.json()).error || msg; } catch (e) { /* not JSON */ }
+        throw new Error(msg);
+      }
+      const rd = res.body.getReader(), dec = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await rd.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let k;
+        while ((k = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, k);
+          buf = buf.slice(k + 1);
+          if (!line.trim() || !mine()) continue;
+          const r = JSON.parse(line);
+          if (r.done && r.stop === "superseded") continue; // a newer stream of this client runs
+          if (r.done && r.error) throw new Error(r.error);
+          r.stream = id;
+          // a deeper analysis of this position stays until this one has searched more
+          const old = this.cache.get(r.position);
+          if (r.best && !(old && old.stream !== id && old.searched && old.visits > r.visits)) this.keep(r);
+          this.liveCount = (this.liveCount || 0) + 1;
+          if (r.done) this.liveState("done");
+          const cur = this.stepper.current();
+          if (cur && cur.position === r.position) this.draw(cur);
+        }
+      }
+      if (mine() && $("an-live").dataset.state === "running") this.liveState("done");
+    } catch (e) {
+      if (e.name === "AbortError" || !mine()) return;
+      this.message("live analysis: " + e.message);
+      this.live = false;
+      this.liveAt = null;
+      this.liveState("off");
+    }
+  },
+
   // summary says what the analysis is: a search's visits, or a non-searching player's choice
   summary(r) {
+    if (this.live && this.liveAt === r.position) {
+      const st = $("an-live").dataset.state;
+      const how = st === "running" ? "live" : "live, stopped at the server's limit";
+      return (r.searched ? r.player + " (" + how + "): " + r.visits + " visits, " + r.time_ms.toFixed(0) + " ms; best " + r.best + "." :
+        r.player + " does not search: its move is " + r.best + ".");
+    }
     if (!r.searched) return r.player + " does not search: its move is " + r.best + (r.top.length ? ", with its candidates below" : "") + ".";
     return r.player + ": " + r.visits + " visits, " + r.time_ms.toFixed(0) + " ms of search; best " + r.best + ".";
   },
@@ -665,7 +1090,16 @@ const Analyse = {
   draw(view) {
     const r = view ? this.cache.get(view.position) : undefined;
     if (!this.pending) this.message(r ? this.summary(r) : "", "info"); // what is drawn, once no search runs
-    const marks = {};
+    const marks = { hints: [], rows: [], selected: this.selected };
+    const legal = view && this.node && this.node.view === view ? this.legal() : [];
+    if (view && view.phase === "place") marks.hints = legal.filter((t) => t !== "pass");
+    if (view && view.phase === "move") {
+      if (this.selected) marks.hints = legal.filter((t) => t.startsWith(this.selected + "-")).map((t) => t.split("-")[1]);
+      else marks.hints = [...new Set(legal.filter((t) => t.includes("-")).map((t) => t.split("-")[0]))];
+    }
+    if (view && view.phase === "remove-ring") marks.hints = legal.map((t) => t.slice(1));
+    if (view && view.phase === "remove-row") marks.rows = legal.filter((t) => t.startsWith("x") && t.includes("-"));
+    this.hintTargets = marks.hints;
     const table = $("an-table"), wdl = $("an-wdl");
     table.replaceChildren(); wdl.replaceChildren(); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
     if (r) {
@@ -697,7 +1131,7 @@ const Analyse = {
         const tr = table.insertRow();
         for (const c of [r.top.length ? i + 1 : "best", a.action, num(a.prior, 3), r.searched ? a.visits : "–", num(a.q, 3)]) tr.insertCell().textContent = c;
       });
-      tokens($("an-pv"), "PV:", r.pv);
+      this.pvList(r);
       const heatBy = $("an-heat").value;
       const policy = r.policy || []; // omitted for players that do not search
       if (heatBy && policy.length) {
@@ -715,7 +1149,11 @@ const Analyse = {
         marks.heat = heat;
       }
     }
+    if (this.preview) return; // the board shows a PV's position until the pointer leaves the PV
     this.board.render(view, marks);
+    // only the legal actions' points take clicks (the others let the candidates' titles show)
+    const on = new Set(marks.hints);
+    for (const t of $("an-board").querySelectorAll(".target")) t.classList.toggle("on", on.has(t.dataset.point));
   },
 };
 
@@ -1004,6 +1442,8 @@ window.addEventListener("DOMContentLoaded", async () => {
   window.addEventListener("popstate", followAddress);
   if (RUNS_POLL > 0) setInterval(() => { if (!document.hidden) refreshRuns(); }, RUNS_POLL);
   Play.init();
+  // the web export answers a request whole, from its worker: no streamed live analysis there
+  if (window.yinshFetch) $("an-live").hidden = true;
   try {
     // the page carries the /api/info answer inlined (one request fewer); ask for it otherwise
     const inlined = document.getElementById("info-json");
