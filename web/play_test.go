@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/yinsh-zero/yinsh/env"
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 	"github.com/yinsh-zero/yinsh/model"
 	"github.com/yinsh-zero/yinsh/model/gonum"
 	"github.com/yinsh-zero/yinsh/selfplay"
@@ -97,7 +98,7 @@ func TestOpponents(t *testing.T) {
 // file that does not read is a 404 and a log line, never a panic.
 func TestGamesKeptOnDisk(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "games")
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	_, ts := newTestServer(t, Options{Player: "heuristic", Offer: []string{"random"}, GamesDir: dir, SavedGames: 3, Logger: logger})
 	var a, b gameView
@@ -211,24 +212,6 @@ func TestGamesKeptOnDisk(t *testing.T) {
 	if _, err := New(Options{Player: "random", GamesDir: file}); err == nil || !strings.Contains(err.Error(), "games directory") {
 		t.Fatalf("a file as the games directory: %v", err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's writes and a test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // fakeTime is a clock a test moves by hand.

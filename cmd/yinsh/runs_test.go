@@ -7,11 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 	"github.com/yinsh-zero/yinsh/train"
 )
 
@@ -102,7 +102,7 @@ func TestTrainSignal(t *testing.T) {
 	child := func(sigs []syscall.Signal, args ...string) (int, string) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestTrainSignalChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "YINSH_MAIN_ARGS="+strings.Join(args, "\n"))
-		out := &syncBuffer{}
+		out := &testenv.SyncBuffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -153,22 +153,4 @@ func TestTrainSignal(t *testing.T) {
 	if o, _, c := runCLI(t, "", "runs", "check", run); c != 0 || !strings.Contains(o, "3 of 3 generations, finished") {
 		t.Fatalf("check after resume: exit %d\n%s", c, o)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a child's output and the test reading it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -2,7 +2,9 @@
 package testenv
 
 import (
+	"bytes"
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -21,4 +23,24 @@ func SkipUnlessTiming(t testing.TB) {
 	if !Timing() {
 		t.Skip("measures the wall clock: set " + TimingVar + "=1 to run it")
 	}
+}
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writes (a logger's, a child process's output)
+// and a test's reads.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
