@@ -31,7 +31,7 @@ func TestMoveTimeStopsTheSearch(t *testing.T) {
 	cfg.LeavesInFlight = 4
 	cfg.MoveTime = 30 * time.Millisecond
 	clock := newFakeClock()
-	start := clock.now()
+	start := clock.Now()
 	tr := timedTree(t, cfg, tickingEvaluator{Uniform{}, clock, 2 * time.Millisecond}, clock)
 	tr.Reset(s)
 	res, err := tr.Search(rand.New(rand.NewPCG(1, 2)))
@@ -41,7 +41,7 @@ func TestMoveTimeStopsTheSearch(t *testing.T) {
 	if !res.TimeUp || res.Simulations != 14*4 {
 		t.Errorf("%d simulations (TimeUp %v), want 14 batches of 4", res.Simulations, res.TimeUp)
 	}
-	if el := clock.now().Sub(start); el != cfg.MoveTime {
+	if el := clock.Now().Sub(start); el != cfg.MoveTime {
 		t.Errorf("search took %v of the clock for a move time of %v", el, cfg.MoveTime)
 	}
 }
@@ -127,8 +127,8 @@ func TestMoveTimeWithTerminalVisits(t *testing.T) {
 		reads := 0
 		tr.now = func() time.Time {
 			reads++
-			clock.advance(time.Millisecond)
-			return clock.now()
+			clock.Advance(time.Millisecond)
+			return clock.Now()
 		}
 		tr.Reset(s)
 		res, err := tr.Search(rand.New(rand.NewPCG(1, 2)))

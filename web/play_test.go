@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -214,24 +213,6 @@ func TestGamesKeptOnDisk(t *testing.T) {
 	}
 }
 
-// fakeTime is a clock a test moves by hand.
-type fakeTime struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (f *fakeTime) now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.t
-}
-
-func (f *fakeTime) add(d time.Duration) {
-	f.mu.Lock()
-	f.t = f.t.Add(d)
-	f.mu.Unlock()
-}
-
 // TestClock: a game on the clock charges each side the time from its turn's start to each action
 // it plays, adds the increment when the turn passes, and ends the game when the side to act's
 // time is spent (read on any request: the server decides), naming the loser on time; the agent's
@@ -239,9 +220,9 @@ func (f *fakeTime) add(d time.Duration) {
 // clock survives a restart; bad time controls are 400s naming the field.
 func TestClock(t *testing.T) {
 	dir := t.TempDir()
-	ft := &fakeTime{t: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)}
+	ft := testenv.NewFakeClock(time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC))
 	s, ts := newTestServer(t, Options{Player: "random", GamesDir: dir})
-	s.now = ft.now
+	s.now = ft.Now
 	for _, c := range []struct {
 		clock any
 		want  string
@@ -266,12 +247,12 @@ func TestClock(t *testing.T) {
 		}
 	}
 	want("new game", g.Clock, 10000, 10000, "w")
-	ft.add(3 * time.Second)
+	ft.Advance(3 * time.Second)
 	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
 	want("3 s later", g.Clock, 7000, 10000, "w")
 	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/play", map[string]any{"action": "e5"}, 200, &g)
 	want("white played", g.Clock, 9000, 10000, "b")
-	ft.add(time.Second)
+	ft.Advance(time.Second)
 	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil, 200, &g)
 	want("the agent played", g.Clock, 9000, 11000, "w")
 	status, data := call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/undo", nil)
@@ -286,7 +267,7 @@ func TestClock(t *testing.T) {
 	}
 
 	// white's flag falls: any request sees it
-	ft.add(9 * time.Second)
+	ft.Advance(9 * time.Second)
 	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
 	if g.Result != "black" || g.Timeout != "w" || g.YourTurn || len(g.Legal) != 0 || g.Phase != "over" || g.Clock.Flagged != "w" {
 		t.Fatalf("after white's flag fell: result %s, timeout %q, your turn %v, legal %d, phase %s, clock %+v", g.Result, g.Timeout, g.YourTurn, len(g.Legal), g.Phase, g.Clock)
@@ -305,13 +286,13 @@ func TestClock(t *testing.T) {
 	if status != 200 || err != nil || rec.Result != "random wins on time" || len(rec.Actions) != 2 {
 		t.Fatalf("SGF after the flag: %d %v %+v: %s", status, err, rec, data)
 	}
-	ft.add(time.Hour)
+	ft.Advance(time.Hour)
 	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
 	want("an hour after the flag", g.Clock, 0, 11000, "")
 
 	// the agent's flag falls while it is to act: the next request ends the game, the agent the loser
 	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"color": "black", "clock": map[string]any{"base": 10, "increment": 2}}, 201, &g)
-	ft.add(10 * time.Second)
+	ft.Advance(10 * time.Second)
 	status, data = call(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/agent", nil)
 	wantError(t, status, data, 409, "white lost on time")
 	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
@@ -321,9 +302,9 @@ func TestClock(t *testing.T) {
 
 	// a resignation stops the clock
 	callJSON(t, nil, "POST", ts.URL+"/api/games", map[string]any{"clock": map[string]any{"base": 10}}, 201, &g)
-	ft.add(4 * time.Second)
+	ft.Advance(4 * time.Second)
 	callJSON(t, nil, "POST", ts.URL+"/api/games/"+g.ID+"/resign", nil, 200, &g)
-	ft.add(time.Hour)
+	ft.Advance(time.Hour)
 	callJSON(t, nil, "GET", ts.URL+"/api/games/"+g.ID, nil, 200, &g)
 	if g.Clock.WhiteMS != 6000 || g.Clock.Running != "" || g.Timeout != "" || g.Resigned != "w" {
 		t.Fatalf("after resigning: %+v, timeout %q", g.Clock, g.Timeout)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +22,8 @@ import (
 	"github.com/yinsh-zero/yinsh/cluster/natsserver"
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/train"
+
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
 
 // The distributed self-play suite drives real processes on loopback: a trainer (yinsh train with
@@ -46,34 +46,16 @@ cluster: {server: %s, staleness: 100, ack_wait_s: 2}
 `, server)
 }
 
-// logBuffer is an io.Writer safe for concurrent use.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type proc struct {
 	name string
 	cmd  *exec.Cmd
-	out  *logBuffer
+	out  *testenv.SyncBuffer
 	done chan error
 }
 
 func startProc(t *testing.T, name string, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, cmd: exec.Command(bin, args...), out: &logBuffer{}, done: make(chan error, 1)}
+	p := &proc{name: name, cmd: exec.Command(bin, args...), out: &testenv.SyncBuffer{}, done: make(chan error, 1)}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

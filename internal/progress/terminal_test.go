@@ -11,26 +11,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
-
-// fakeTerminal records what is written to it; it is used through Screen.Terminal, which treats it
-// as a terminal.
-type fakeTerminal struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (f *fakeTerminal) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.buf.Write(p)
-}
-
-func (f *fakeTerminal) String() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.buf.String()
-}
 
 // replay returns the lines a terminal shows after out: '\r' returns to column 0, ESC [K erases to
 // the end of the line, '\n' starts the next line, anything else overwrites the cell under the
@@ -79,7 +62,7 @@ var (
 // '\r's and '\n's is log text or bar text, never both, and every line left on the screen is a
 // whole log record or the finished bar.
 func TestLogsNeverInsideBar(t *testing.T) {
-	ft := &fakeTerminal{}
+	ft := &testenv.SyncBuffer{}
 	term := NewScreen().Terminal(ft, func() int { return 0 })
 	const steps, records = 1500, 400
 	bar := New(term, steps, "crunching", time.Hour)
@@ -154,7 +137,7 @@ func TestLogsNeverInsideBar(t *testing.T) {
 // TestBarAfterPartialLine: a write that leaves the cursor inside a line (a prompt) is not
 // continued by the bar; the bar comes back after the line ends.
 func TestBarAfterPartialLine(t *testing.T) {
-	ft := &fakeTerminal{}
+	ft := &testenv.SyncBuffer{}
 	term := NewScreen().Terminal(ft, nil)
 	bar := New(term, 10, "work", time.Hour)
 	bar.throttle = 0
@@ -174,7 +157,7 @@ func TestBarAfterPartialLine(t *testing.T) {
 
 // TestFinishKeepsCount: a bar finished early shows the count it reached, not the total.
 func TestFinishKeepsCount(t *testing.T) {
-	ft := &fakeTerminal{}
+	ft := &testenv.SyncBuffer{}
 	bar := New(NewScreen().Terminal(ft, nil), 150, "training", time.Hour)
 	bar.Add(37, "loss 1.2")
 	bar.Finish()
@@ -189,7 +172,7 @@ func TestFinishKeepsCount(t *testing.T) {
 // TestNestedBars: a bar started while another is live is drawn instead of it; when it finishes
 // its line stays and the first bar is drawn again.
 func TestNestedBars(t *testing.T) {
-	ft := &fakeTerminal{}
+	ft := &testenv.SyncBuffer{}
 	term := NewScreen().Terminal(ft, nil)
 	outer := New(term, 2, "outer", time.Hour)
 	inner := New(term, 1, "inner", time.Hour)
@@ -205,7 +188,7 @@ func TestNestedBars(t *testing.T) {
 
 // TestCloseEndsLiveBars: Screen.Close leaves an unfinished bar on its own line.
 func TestCloseEndsLiveBars(t *testing.T) {
-	ft := &fakeTerminal{}
+	ft := &testenv.SyncBuffer{}
 	scr := NewScreen()
 	bar := New(scr.Terminal(ft, nil), 4, "stopped", time.Hour)
 	bar.Add(1, "")
