@@ -40,14 +40,16 @@ func MatchStats(m selfplay.MatchResult) (stats.Results, string) {
 	return stats.Trinomial{Losses: m.Losses, Draws: m.Draws, Wins: m.Wins}, "trinomial"
 }
 
-// gateSPRT is the promotion gate's test of a match: the logistic GSPRT of H0 elo 0 against H1 elo1
-// (alpha = beta = 0.05) on the match's pairs.
-func gateSPRT(r selfplay.MatchResult, elo1 float64) stats.Verdict { return SPRTVerdict(r, 0, elo1) }
-
 // SPRTVerdict is the logistic GSPRT of H0 elo0 against H1 elo1 (alpha = beta = 0.05) on a match's
 // pairs (MatchStats); Continue when it cannot be computed yet.
 func SPRTVerdict(r selfplay.MatchResult, elo0, elo1 float64) stats.Verdict {
 	res, _ := MatchStats(r)
+	return sprtTest(res, elo0, elo1)
+}
+
+// sprtTest is the logistic GSPRT of H0 elo0 against H1 elo1 (alpha = beta = 0.05) on res; Continue
+// when it cannot be computed yet.
+func sprtTest(res stats.Results, elo0, elo1 float64) stats.Verdict {
 	d, err := stats.GSPRT{Elo0: elo0, Elo1: elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}.Test(res)
 	if err != nil {
 		return stats.Continue
@@ -78,9 +80,8 @@ func (s *SPRTStopper) Stop(r selfplay.MatchResult) bool {
 	if p.Games() == 0 {
 		return false
 	}
-	d, err := stats.GSPRT{Elo0: s.Elo0, Elo1: s.Elo1, Alpha: 0.05, Beta: 0.05, Model: stats.Logistic}.Test(p)
-	if err == nil && d.Verdict != stats.Continue {
-		s.Verdict, s.Games = d.Verdict, r.Games()
+	if v := sprtTest(p, s.Elo0, s.Elo1); v != stats.Continue {
+		s.Verdict, s.Games = v, r.Games()
 		return true
 	}
 	return false

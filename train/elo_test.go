@@ -37,7 +37,7 @@ func TestGateNeedsEvidence(t *testing.T) {
 		{selfplay.MatchResult{Wins: 300, Draws: 100, Losses: 100}, stats.AcceptH1},
 		{selfplay.MatchResult{Wins: 100, Draws: 100, Losses: 300}, stats.AcceptH0},
 	} {
-		if v := gateSPRT(c.m, 30); v != c.want {
+		if v := SPRTVerdict(c.m, 0, 30); v != c.want {
 			t.Errorf("%+v: %s, want %s", c.m, v, c.want)
 		}
 	}
@@ -80,7 +80,7 @@ func TestSelfMatchIsEven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := gateSPRT(res, 30)
+	v := SPRTVerdict(res, 0, 30)
 	t.Logf("self-match: %+v score %.3f elo %+.0f [%+.0f, %+.0f] (%s) gsprt %s, %d distinct games", res, res.Score(), e.Value, e.Low, e.High, kind, v, len(games))
 	if s := res.Score(); s < 0.4 || s > 0.6 || !e.Contains(0) || v == stats.AcceptH1 || kind != "pentanomial" {
 		t.Errorf("self-match score %.3f, elo %+v, verdict %s", s, e, v)
@@ -159,8 +159,8 @@ func TestSPRTStop(t *testing.T) {
 			r.Losses += (4 - k) * n / 2
 		}
 		s := &SPRTStopper{Elo1: 30}
-		if got := s.Stop(r); got != c.want || (s.Games == r.Games()) != c.want || s.Final(r) != gateSPRT(r, 30) {
-			t.Errorf("pairs %v: stop %v, want %v (verdict %v)", c.pairs, got, c.want, gateSPRT(r, 30))
+		if got := s.Stop(r); got != c.want || (s.Games == r.Games()) != c.want || s.Final(r) != SPRTVerdict(r, 0, 30) {
+			t.Errorf("pairs %v: stop %v, want %v (verdict %v)", c.pairs, got, c.want, SPRTVerdict(r, 0, 30))
 		}
 	}
 	// a game of the next pair finished before this pair's: the test reads the 28 complete pairs
