@@ -217,6 +217,12 @@ type EvaluationConfig struct {
 	// they chain every generation's rating to gen-0000's.
 	Ladder      []int `yaml:"ladder"`
 	LadderGames int   `yaml:"ladder_games"`
+	// Every, above 1, rates only every Every-th generation and the run's last: the ladder, anchor
+	// and baseline matches run on those alone (the gate, evaluation.games, still runs on every
+	// generation), so that the same evaluation time buys fewer, longer matches with narrower
+	// intervals. Ladder offsets then count rated generations: offset k is the k-th rated
+	// generation back (k·Every generations back). 0 or 1: every generation is rated.
+	Every int `yaml:"every"`
 	// AnchorGames is the number of games each generation also plays against gen-0000, the
 	// ratings' anchor (0: none): a direct measurement of the progress since the start, where a
 	// chain of short ladder matches between neighbours adds up their noise.
@@ -304,6 +310,7 @@ func (c *Config) Validate() error {
 		{"evaluation.baseline_games", ev.BaselineGames, 0, 1_000_000},
 		{"evaluation.ladder_games", ev.LadderGames, 0, 1_000_000},
 		{"evaluation.anchor_games", ev.AnchorGames, 0, 1_000_000},
+		{"evaluation.every", ev.Every, 0, 1_000_000},
 		{"evaluation.opening_plies", ev.OpeningPlies, 0, 10},
 		{"evaluation.movetime_ms", ev.MoveTimeMS, 0, 3_600_000},
 		{"net.channels", c.Net.Channels, 0, 1024},

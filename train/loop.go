@@ -567,10 +567,13 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 	if ec.Games > 0 {
 		played[bestGen(bestPath)] = true
 	}
+	if !rated(g, o.Config.Generations, ec.Every) {
+		return em, promote, nil
+	}
 	type rung struct{ gen, games int }
 	var rungs []rung
 	for _, k := range ec.Ladder {
-		rungs = append(rungs, rung{g - k, ec.LadderGames})
+		rungs = append(rungs, rung{ladderGen(g, k, ec.Every), ec.LadderGames})
 	}
 	if ec.AnchorGames > 0 {
 		rungs = append(rungs, rung{0, ec.AnchorGames})
@@ -609,6 +612,24 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		em.Baselines[b] = res.Score()
 	}
 	return em, promote, nil
+}
+
+// rated reports whether generation g of a run of last generations plays its ladder, anchor and
+// baseline matches under evaluation.every: every generation for every ≤ 1, else the multiples
+// of every and the last.
+func rated(g, last, every int) bool {
+	return every <= 1 || g%every == 0 || g == last
+}
+
+// ladderGen is the generation that ladder offset k names for generation g: k generations back,
+// or under evaluation.every > 1 the k-th rated generation back (a last generation off the
+// multiples counts from the next multiple: with every 8, generation 20's offsets 1 and 2 are 16
+// and 8). Negative: before gen-0000 (skipped).
+func ladderGen(g, k, every int) int {
+	if every <= 1 {
+		return g - k
+	}
+	return (g+every-1)/every*every - k*every
 }
 
 // outputLayers are the tensors that OutputInitScale shrinks: the policy logits' and the value
