@@ -6,6 +6,7 @@ const params = new URLSearchParams(location.search);
 const AGENT_DELAY = params.has("delay") ? Number(params.get("delay")) : 350; // ms between agent actions
 const RUNS_POLL = params.has("poll") ? Number(params.get("poll")) : 5000; // ms between run list refreshes
 const GAME_KEY = "yinsh.game"; // local storage: the id of the game in play, resumed on a reload
+const SOUND_KEY = "yinsh.sound"; // local storage: "1" when Play's sound is on (off by default)
 
 async function api(method, path, body, signal) {
   const opts = { method, headers: {}, signal };
@@ -244,6 +245,10 @@ const Play = {
       if (toks.length) this.play(toks).then((ok) => { if (ok) $("play-tokens").value = ""; });
     });
     $("play-to-analyse").addEventListener("click", () => this.toAnalyse());
+    try { $("play-sound").checked = localStorage.getItem(SOUND_KEY) === "1"; } catch (e) { /* storage off: sound off */ }
+    $("play-sound").addEventListener("change", () => {
+      try { localStorage.setItem(SOUND_KEY, $("play-sound").checked ? "1" : "0"); } catch (e) { /* not remembered */ }
+    });
     this.render();
   },
 
@@ -452,11 +457,36 @@ const Play = {
 
   status(text) { $("play-status").textContent = text; },
 
+  // tick plays a short click (WebAudio, no audio file) when the Sound box is ticked: one per action
+  // that came since the last render
+  tick(n) {
+    if (!$("play-sound").checked || !n) return;
+    const AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) return;
+    try {
+      const ctx = this.audio = this.audio || new AC();
+      for (let k = 0; k < Math.min(n, 4); k++) {
+        const t = ctx.currentTime + 0.09 * k, o = ctx.createOscillator(), g = ctx.createGain();
+        o.type = "triangle";
+        o.frequency.value = 1100;
+        g.gain.setValueAtTime(0.15, t);
+        g.gain.exponentialRampToValueAtTime(0.001, t + 0.05);
+        o.connect(g).connect(ctx.destination);
+        o.start(t);
+        o.stop(t + 0.06);
+      }
+    } catch (e) { /* no sound */ }
+  },
+
   render() {
     const g = this.game;
     if (!g) { this.board.render(null); boardInfo($("play-info"), null); $("play-clocks").hidden = true; return; }
     const legal = this.legal();
-    const marks = { hints: [], rows: [], selected: this.selected };
+    const marks = { hints: [], rows: [], selected: this.selected, animate: true };
+    // actions since the last render of this game: a click each (after a new game or an undo, none)
+    const seen = this.seen && this.seen.id === g.id ? this.seen.n : g.moves.length;
+    if (g.moves.length > seen) this.tick(g.moves.length - seen);
+    this.seen = { id: g.id, n: g.moves.length };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
     if (g.phase === "move") {
       if (this.selected) marks.hints = legal.filter((t) => t.startsWith(this.selected + "-")).map((t) => t.split("-")[1]);
