@@ -6,6 +6,7 @@ const params = new URLSearchParams(location.search);
 const AGENT_DELAY = params.has("delay") ? Number(params.get("delay")) : 350; // ms between agent actions
 const RUNS_POLL = params.has("poll") ? Number(params.get("poll")) : 5000; // ms between run list refreshes
 const GAME_KEY = "yinsh.game"; // local storage: the id of the game in play, resumed on a reload
+const SOUND_KEY = "yinsh.sound"; // local storage: "1" when Play's sound is on (off by default)
 
 async function api(method, path, body, signal) {
   const opts = { method, headers: {}, signal };
@@ -244,6 +245,10 @@ const Play = {
       if (toks.length) this.play(toks).then((ok) => { if (ok) $("play-tokens").value = ""; });
     });
     $("play-to-analyse").addEventListener("click", () => this.toAnalyse());
+    try { $("play-sound").checked = localStorage.getItem(SOUND_KEY) === "1"; } catch (e) { /* storage off: sound off */ }
+    $("play-sound").addEventListener("change", () => {
+      try { localStorage.setItem(SOUND_KEY, $("play-sound").checked ? "1" : "0"); } catch (e) { /* not remembered */ }
+    });
     this.render();
   },
 
@@ -452,11 +457,36 @@ const Play = {
 
   status(text) { $("play-status").textContent = text; },
 
+  // tick plays a short click (WebAudio, no audio file) when the Sound box is ticked: one per action
+  // that came since the last render
+  tick(n) {
+    if (!$("play-sound").checked || !n) return;
+    const AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) return;
+    try {
+      const ctx = this.audio = this.audio || new AC();
+      for (let k = 0; k < Math.min(n, 4); k++) {
+        const t = ctx.currentTime + 0.09 * k, o = ctx.createOscillator(), g = ctx.createGain();
+        o.type = "triangle";
+        o.frequency.value = 1100;
+        g.gain.setValueAtTime(0.15, t);
+        g.gain.exponentialRampToValueAtTime(0.001, t + 0.05);
+        o.connect(g).connect(ctx.destination);
+        o.start(t);
+        o.stop(t + 0.06);
+      }
+    } catch (e) { /* no sound */ }
+  },
+
   render() {
     const g = this.game;
     if (!g) { this.board.render(null); boardInfo($("play-info"), null); $("play-clocks").hidden = true; return; }
     const legal = this.legal();
-    const marks = { hints: [], rows: [], selected: this.selected };
+    const marks = { hints: [], rows: [], selected: this.selected, animate: true };
+    // actions since the last render of this game: a click each (after a new game or an undo, none)
+    const seen = this.seen && this.seen.id === g.id ? this.seen.n : g.moves.length;
+    if (g.moves.length > seen) this.tick(g.moves.length - seen);
+    this.seen = { id: g.id, n: g.moves.length };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
     if (g.phase === "move") {
       if (this.selected) marks.hints = legal.filter((t) => t.startsWith(this.selected + "-")).map((t) => t.split("-")[1]);
@@ -1259,18 +1289,26 @@ function svgEl(name, attrs, parent) {
   return e;
 }
 
-function niceTicks(lo, hi, n) {
+// niceTicks: about n round values from lo to hi; integer ones only (a step of at least 1) when integer
+function niceTicks(lo, hi, n, integer) {
   if (!(hi > lo)) { hi = lo + 1; }
   const step0 = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(step0)));
-  const step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= step0);
+  let step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= step0);
+  if (integer) step = Math.max(1, Math.round(step));
   const out = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(Number(v.toPrecision(6)));
   return out;
 }
 
-// chart draws series [{name, pts: [{x, y, lo, hi}]}] into a new SVG
-function chart(parent, title, xLabel, series) {
-  const W = 460, H = 250, L = 52, R = 10, T = 26, B = 36;
+// a value as the hover readout shows it: at most 4 significant digits
+const fmtVal = (v) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4))));
+
+// chart draws series [{name, pts: [{x, y, lo, hi}]}] into a new SVG: the y axis named yLabel (its
+// units), the x axis xLabel (integer ticks only when it counts generations); the legend is a line
+// of HTML under the plot (never over the curves); moving over the plot shows, in the readout above
+// the legend, the x nearest the pointer and each series' value there.
+function chart(parent, title, xLabel, yLabel, series) {
+  const W = 460, H = 250, L = 60, R = 10, T = 26, B = 40;
   const box = document.createElement("figure");
   box.className = "chart";
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", "data-chart": title });
@@ -1279,6 +1317,7 @@ function chart(parent, title, xLabel, series) {
   svgEl("text", { x: L, y: 16, class: "chart-title" }, svg).textContent = title;
   const all = series.flatMap((s) => s.pts).filter((p) => Number.isFinite(p.y));
   if (!all.length) { svgEl("text", { x: W / 2, y: H / 2, class: "chart-empty" }, svg).textContent = "no data yet"; return; }
+  const intX = xLabel === "generation";
   let x0 = Math.min(...all.map((p) => p.x)), x1 = Math.max(...all.map((p) => p.x));
   let y0 = Math.min(...all.map((p) => Number.isFinite(p.lo) ? p.lo : p.y)), y1 = Math.max(...all.map((p) => Number.isFinite(p.hi) ? p.hi : p.y));
   if (x1 === x0) x1 = x0 + 1;
@@ -1289,10 +1328,15 @@ function chart(parent, title, xLabel, series) {
     svgEl("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t), class: "gridline" }, svg);
     svgEl("text", { x: L - 5, y: sy(t) + 4, class: "tick tick-y" }, svg).textContent = t;
   }
-  for (const t of niceTicks(x0, x1, 6)) {
-    svgEl("text", { x: sx(t), y: H - B + 15, class: "tick tick-x" }, svg).textContent = t;
+  for (const t of niceTicks(x0, x1, 5, intX)) {
+    svgEl("text", { x: sx(t), y: H - B + 16, class: "tick tick-x" }, svg).textContent = t;
   }
-  svgEl("text", { x: (L + W - R) / 2, y: H - 4, class: "axis-label" }, svg).textContent = xLabel;
+  svgEl("text", { x: (L + W - R) / 2, y: H - 5, class: "axis-label axis-x" }, svg).textContent = xLabel;
+  const yl = svgEl("text", { x: 0, y: 0, class: "axis-label axis-y", transform: `translate(14 ${(T + H - B) / 2}) rotate(-90)` }, svg);
+  yl.textContent = yLabel;
+  const legend = document.createElement("div");
+  legend.className = "chart-legend";
+  const drawn = [];
   series.forEach((s, k) => {
     const pts = s.pts.filter((p) => Number.isFinite(p.y));
     if (!pts.length) return;
@@ -1302,8 +1346,32 @@ function chart(parent, title, xLabel, series) {
     }
     svgEl("polyline", { points: pts.map((p) => sx(p.x).toFixed(1) + "," + sy(p.y).toFixed(1)).join(" "), class: cls + " line" }, svg);
     for (const p of pts) svgEl("circle", { cx: sx(p.x), cy: sy(p.y), r: 2.5, class: cls + " dot" }, svg);
-    svgEl("text", { x: W - R - 4, y: T + 4 + 13 * k, class: cls + " legend" }, svg).textContent = s.name;
+    const item = document.createElement("span");
+    item.className = "legend legend-s" + (k % 5);
+    item.textContent = s.name;
+    legend.append(item, " ");
+    drawn.push({ name: s.name, pts });
   });
+  const readout = document.createElement("div");
+  readout.className = "chart-readout";
+  readout.textContent = "\u00a0"; // keeps its line, so that the charts do not jump on hover
+  box.append(readout, legend);
+  // hover: the nearest x of any series, a guide line there and the values in the readout
+  const xs = [...new Set(drawn.flatMap((s) => s.pts.map((p) => p.x)))].sort((a, b) => a - b);
+  const guide = svgEl("line", { x1: 0, x2: 0, y1: T, y2: H - B, class: "guide", visibility: "hidden" }, svg);
+  const hit = svgEl("rect", { x: L, y: T, width: W - L - R, height: H - T - B, class: "hover-area" }, svg);
+  hit.addEventListener("mousemove", (e) => {
+    const m = svg.getScreenCTM();
+    if (!m) return;
+    const ux = (e.clientX - m.e) / m.a, x = x0 + (ux - L) / (W - L - R) * (x1 - x0);
+    const near = xs.reduce((a, b) => (Math.abs(b - x) < Math.abs(a - x) ? b : a));
+    guide.setAttribute("x1", sx(near)); guide.setAttribute("x2", sx(near));
+    guide.setAttribute("visibility", "visible");
+    const vals = drawn.map((s) => { const p = s.pts.find((q) => q.x === near); return p ? s.name + " " + fmtVal(p.y) : null; }).filter(Boolean);
+    readout.textContent = xLabel + " " + fmtVal(near) + ": " + vals.join(", ");
+    readout.dataset.x = String(near);
+  });
+  hit.addEventListener("mouseleave", () => { guide.setAttribute("visibility", "hidden"); readout.textContent = "\u00a0"; delete readout.dataset.x; });
 }
 
 // Dash follows one run's metrics.jsonl live, or overlays up to five runs' curves ("compare with").
@@ -1381,21 +1449,21 @@ const Dash = {
     const runs = this.names.map((n) => ({ name: n, lines: (this.runs[n] || { lines: [] }).lines }));
     if (runs.length > 1) { // one curve per run in every chart
       const each = (f) => runs.map((r) => series(r.name, r.lines, f));
-      chart(box, "training loss (total)", xl, each((m) => g(m, "train", "loss")));
-      chart(box, "Elo (95% interval) vs each run's anchor", xl, each(elo));
-      chart(box, "game length (actions)", xl, each((m) => g(m, "selfplay", "mean_length")));
-      chart(box, "self-play games/hour", xl, each((m) => g(m, "selfplay", "games_per_hour")));
-      chart(box, "score against baselines", xl, runs.flatMap((r) =>
+      chart(box, "training loss (total)", xl, "loss", each((m) => g(m, "train", "loss")));
+      chart(box, "Elo (95% interval) vs each run's anchor", xl, "Elo", each(elo));
+      chart(box, "game length (actions)", xl, "actions per game", each((m) => g(m, "selfplay", "mean_length")));
+      chart(box, "self-play games/hour", xl, "games/hour", each((m) => g(m, "selfplay", "games_per_hour")));
+      chart(box, "score against baselines", xl, "score (0–1)", runs.flatMap((r) =>
         baselines(r.lines).map((k) => series(r.name + ": " + k, r.lines, (m) => g(m, "eval", "baselines", k)))));
       return;
     }
     const lines = runs.length ? runs[0].lines : [];
     const S = (name, f) => series(name, lines, f);
-    chart(box, "losses", xl, [S("total", (m) => g(m, "train", "loss")), S("policy", (m) => g(m, "train", "loss_policy")), S("value", (m) => g(m, "train", "loss_value"))]);
-    chart(box, "Elo (95% interval) vs " + ((lines.find((m) => m.rating_anchor) || {}).rating_anchor || "anchor"), xl, [S("elo", elo)]);
-    chart(box, "game length (actions)", xl, [S("mean length", (m) => g(m, "selfplay", "mean_length"))]);
-    chart(box, "self-play games/hour", xl, [S("games/h", (m) => g(m, "selfplay", "games_per_hour"))]);
-    chart(box, "score against baselines", xl, baselines(lines).map((k) => S(k, (m) => g(m, "eval", "baselines", k))));
+    chart(box, "losses", xl, "loss", [S("total", (m) => g(m, "train", "loss")), S("policy", (m) => g(m, "train", "loss_policy")), S("value", (m) => g(m, "train", "loss_value"))]);
+    chart(box, "Elo (95% interval) vs " + ((lines.find((m) => m.rating_anchor) || {}).rating_anchor || "anchor"), xl, "Elo", [S("elo", elo)]);
+    chart(box, "game length (actions)", xl, "actions per game", [S("mean length", (m) => g(m, "selfplay", "mean_length"))]);
+    chart(box, "self-play games/hour", xl, "games/hour", [S("games/h", (m) => g(m, "selfplay", "games_per_hour"))]);
+    chart(box, "score against baselines", xl, "score (0–1)", baselines(lines).map((k) => S(k, (m) => g(m, "eval", "baselines", k))));
   },
 };
 

@@ -8,6 +8,7 @@ const YINSH = (() => {
   const S = 44; // distance between neighbouring points
   const X0 = 50, Y0 = 50 + 8 * S;
   const NS = "http://www.w3.org/2000/svg";
+  const MOVE_MS = 200; // a ring's glide, and a flipped marker's turn after half of it
 
   const points = []; // in point order (the position text's): {name, c, r, x, y}
   const byName = {};
@@ -131,7 +132,8 @@ const YINSH = (() => {
 
     // render draws a board view (the server's boardView) with optional marks:
     // hints: point names to highlight as clickable; selected: a point; rows: row tokens to offer;
-    // arrows: [{token, label, weight}]; heat: {point: value in [0,1]}.
+    // arrows: [{token, label, weight}]; heat: {point: value in [0,1]}; animate: show a ring move
+    // that came since the last render (animateMove).
     render(view, marks) {
       marks = marks || {};
       for (const g of [this.gHeat, this.gFours, this.gLast, this.gPieces, this.gHints, this.gArrows, this.gRows]) g.replaceChildren();
@@ -157,14 +159,17 @@ const YINSH = (() => {
         }
         if (view.last) this.drawLast(view.last, board);
       }
+      const pieces = {}; // point → its piece's circle
       points.forEach((p, i) => {
         const ch = board[i];
         if (ch === "W" || ch === "B") {
-          el("circle", { cx: p.x, cy: p.y, r: S * 0.36, class: "ring ring-" + (ch === "W" ? "w" : "b"), "data-piece": ch }, this.gPieces);
+          pieces[p.name] = el("circle", { cx: p.x, cy: p.y, r: S * 0.36, class: "ring ring-" + (ch === "W" ? "w" : "b"), "data-piece": ch }, this.gPieces);
         } else if (ch === "w" || ch === "b") {
-          el("circle", { cx: p.x, cy: p.y, r: S * 0.24, class: "marker marker-" + ch, "data-piece": ch }, this.gPieces);
+          pieces[p.name] = el("circle", { cx: p.x, cy: p.y, r: S * 0.24, class: "marker marker-" + ch, "data-piece": ch }, this.gPieces);
         }
       });
+      if (marks.animate && view) this.animateMove(view.last, this.prevBoard || "", board, pieces);
+      this.prevBoard = board;
       for (const name of marks.hints || []) {
         const p = byName[name];
         if (p) el("circle", { cx: p.x, cy: p.y, r: 7, class: "hint", "data-hint": name }, this.gHints);
@@ -176,6 +181,29 @@ const YINSH = (() => {
       this.drawArrows(marks.arrows || []);
       this.drawRows(marks.rows || []);
       if (this.flipped) this.uprightTexts();
+    }
+
+    // animateMove shows the ring move last that turned the board before into board: the ring
+    // glides from its origin to its destination and the markers it flipped turn over to their new
+    // colour (~200 ms, Web Animations on the SVG circles). Only on the first drawing of the move
+    // (the board before still has the ring at its origin), and never with prefers-reduced-motion.
+    animateMove(last, before, board, pieces) {
+      const t = last ? parseToken(last) : null;
+      if (!t || t.kind !== "move" || !before || before === board) return;
+      if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+      const i = (name) => points.indexOf(byName[name]);
+      const ring = pieces[t.to], a = byName[t.from], b = byName[t.to];
+      if (!ring || !a || !b || !"WB".includes(before[i(t.from)] || "-") || before[i(t.from)] !== board[i(t.to)]) return;
+      if (typeof ring.animate !== "function") return;
+      ring.animate([{ transform: `translate(${a.x - b.x}px, ${a.y - b.y}px)` }, { transform: "translate(0px, 0px)" }],
+        { duration: MOVE_MS, easing: "ease-out" });
+      const fill = { w: "#fbfbf6", b: "#1d1d1d" };
+      for (const name of linePoints(t.from, t.to)) {
+        const was = before[i(name)], now = board[i(name)], m = pieces[name];
+        if (!m || !fill[was] || !fill[now] || was === now) continue;
+        m.animate([{ fill: fill[was], transform: "scaleX(1)" }, { fill: fill[was], transform: "scaleX(0)", offset: 0.5 },
+          { fill: fill[now], transform: "scaleX(1)" }], { duration: MOVE_MS, delay: MOVE_MS / 2, easing: "ease-in-out", fill: "backwards" });
+      }
     }
 
     // drawRows offers rows to remove as solid bars. Rows on one line that share points (six or
