@@ -197,7 +197,8 @@ const YINSH = (() => {
       if (typeof ring.animate !== "function") return;
       ring.animate([{ transform: `translate(${a.x - b.x}px, ${a.y - b.y}px)` }, { transform: "translate(0px, 0px)" }],
         { duration: MOVE_MS, easing: "ease-out" });
-      const fill = { w: "#fbfbf6", b: "#1d1d1d" };
+      const css = getComputedStyle(document.documentElement); // the pieces' colours: style.css's --piece-w, --piece-b
+      const fill = { w: css.getPropertyValue("--piece-w").trim(), b: css.getPropertyValue("--piece-b").trim() };
       for (const name of linePoints(t.from, t.to)) {
         const was = before[i(name)], now = board[i(name)], m = pieces[name];
         if (!m || !fill[was] || !fill[now] || was === now) continue;
