@@ -323,6 +323,10 @@ type RatingsOptions struct {
 	Out, Err io.Writer
 	Dir      string
 	Anchor   string
+	// Steps, when it names two or more players, adds the rating difference of each one over the one
+	// before it with its 95% interval (the fit anchored at the one before: the interval of the
+	// difference itself, not of two ratings taken apart).
+	Steps []string
 }
 
 func newRatingsCmd() *cobra.Command {
@@ -344,10 +348,14 @@ The anchor is fixed at 0: gen-0000 when the results reach it (a training run), e
 		},
 	}
 	cmd.Flags().StringVar(&opts.Anchor, "anchor", "", "player fixed at Elo 0 (default: gen-0000 if rated, else random)")
+	cmd.Flags().StringSliceVar(&opts.Steps, "steps", nil, "players in order (comma-separated): also print each one's Elo over the one before, with the 95% interval of that difference")
 	return cmd
 }
 
 func ratingsRun(opts *RatingsOptions) error {
+	if len(opts.Steps) == 1 {
+		return fmt.Errorf("ratings: --steps: want at least two players, got 1 (%s)", opts.Steps[0])
+	}
 	results, err := train.ReadResultsNoting(opts.Dir, func(file string, line int) {
 		fmt.Fprintf(opts.Err, "warning: %s: line %d is cut short (a write interrupted by a crash): its result is not counted\n", file, line)
 	})
@@ -369,5 +377,37 @@ func ratingsRun(opts *RatingsOptions) error {
 		fmt.Fprintf(opts.Out, "%-40s %+8.1f [%+8.1f, %+8.1f] %7d\n", r.Player, r.Elo.Value, r.Elo.Low, r.Elo.High, r.Games)
 	}
 	fmt.Fprintf(opts.Out, "anchor: %s = 0, %d results\n", anchor, len(results))
+	if len(opts.Steps) == 0 {
+		return nil
+	}
+	return ratingSteps(opts.Out, results, opts.Steps)
+}
+
+// ratingSteps prints, for each player of steps after the first, its Elo over the player before it
+// with the 95% interval of that difference: the fit anchored at the player before (with one player
+// fixed, a rating's interval from the inverse Hessian is that of its difference to the anchor).
+func ratingSteps(out io.Writer, results []train.Result, steps []string) error {
+	fmt.Fprintf(out, "\n%-40s %8s %19s %s\n", "step", "elo", "95% interval", "separated")
+	for i := 1; i < len(steps); i++ {
+		lo, hi := steps[i-1], steps[i]
+		rs, err := train.FitRatings(results, lo)
+		if err != nil {
+			return fmt.Errorf("ratings: --steps: %s: %w", lo, err)
+		}
+		var r *train.Rating
+		for k := range rs {
+			if rs[k].Player == hi {
+				r = &rs[k]
+			}
+		}
+		if r == nil {
+			return fmt.Errorf("ratings: --steps: no result names %q", hi)
+		}
+		sep := "no"
+		if r.Elo.Low > 0 {
+			sep = "yes"
+		}
+		fmt.Fprintf(out, "%-40s %+8.1f [%+8.1f, %+8.1f] %s\n", hi+" over "+lo, r.Elo.Value, r.Elo.Low, r.Elo.High, sep)
+	}
 	return nil
 }

@@ -145,3 +145,47 @@ func TestArenaSPRTStop(t *testing.T) {
 		t.Errorf("stopped after %d games, %d in all: want well under 400, complete pairs, at most a pair in flight more (--parallel 2)", n, all)
 	}
 }
+
+// TestRatingsSteps: --steps prints each player's Elo over the one before with the interval of the
+// difference, which is the fit re-anchored at the one before (checked against --anchor), and says
+// whether the interval is above 0.
+func TestRatingsSteps(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"a":"p1","b":"p0","wins":30,"draws":0,"losses":10}
+{"a":"p2","b":"p1","wins":21,"draws":0,"losses":19}
+{"a":"p2","b":"p0","wins":32,"draws":0,"losses":8}
+`
+	if err := os.WriteFile(filepath.Join(dir, "results.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "", "ratings", dir, "--anchor", "p0", "--steps", "p0,p1,p2")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	row := func(text, prefix string) []string {
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Fields(strings.NewReplacer("[", " ", "]", " ", ",", " ").Replace(strings.TrimPrefix(l, prefix)))
+			}
+		}
+		t.Fatalf("no line %q in %q", prefix, text)
+		return nil
+	}
+	for _, c := range []struct{ lo, hi, sep string }{{"p0", "p1", "yes"}, {"p1", "p2", "no"}} {
+		step := row(out, c.hi+" over "+c.lo)
+		ref, errs, code := runCLI(t, "", "ratings", dir, "--anchor", c.lo)
+		if code != 0 {
+			t.Fatalf("--anchor %s: code %d: %s", c.lo, code, errs)
+		}
+		want := row(ref, c.hi)
+		if len(step) != 4 || len(want) < 3 || step[0] != want[0] || step[1] != want[1] || step[2] != want[2] || step[3] != c.sep {
+			t.Errorf("step %s over %s: %q, want %q and separated %s", c.hi, c.lo, step, want, c.sep)
+		}
+	}
+	if _, errs, code := runCLI(t, "", "ratings", dir, "--anchor", "p0", "--steps", "p0,nobody"); code == 0 || !strings.Contains(errs, `"nobody"`) {
+		t.Errorf("unknown player: code %d err %q", code, errs)
+	}
+	if _, errs, code := runCLI(t, "", "ratings", dir, "--anchor", "p0", "--steps", "p0"); code == 0 || !strings.Contains(errs, "at least two") {
+		t.Errorf("one player: code %d err %q", code, errs)
+	}
+}
