@@ -1131,7 +1131,7 @@ const Analyse = {
     if (view && view.phase === "remove-row") marks.rows = legal.filter((t) => t.startsWith("x") && t.includes("-"));
     this.hintTargets = marks.hints;
     const table = $("an-table"), wdl = $("an-wdl");
-    table.replaceChildren(); wdl.replaceChildren(); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
+    table.replaceChildren(); wdlBar(wdl, null); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
     if (r) {
       // a non-searching player (heuristic, random) may give no candidates: its best move alone
       const top = r.top.length ? r.top : r.best ? [{ action: r.best, prior: null, visits: 0, q: null }] : [];
@@ -1141,18 +1141,7 @@ const Analyse = {
         weight: r.searched ? a.visits / maxV : a.prior || 0.5,
         title: a.action + ": prior " + num(a.prior, 3) + ", visits " + a.visits + ", Q " + num(a.q, 3) }));
       if (r.wdl) {
-        for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
-          const d = document.createElement("div");
-          d.className = "wdl-" + cls;
-          d.style.width = (100 * r.wdl[k]).toFixed(1) + "%";
-          d.textContent = pct(r.wdl[k]);
-          d.title = cls + " " + pct(r.wdl[k]) + " for " + colorWord(r.side);
-          wdl.appendChild(d);
-        }
-        // a segment too narrow for its number shows none (the caption has them all)
-        for (const d of wdl.children) if (d.scrollWidth > d.clientWidth + 1) d.textContent = "";
-        wdl.dataset.side = r.side;
-        wdl.setAttribute("aria-label", colorWord(r.side) + "'s view: win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]));
+        wdlBar(wdl, r.wdl, r.side);
         $("an-wdl-caption").textContent = "For " + colorWord(r.side) + " (to act): win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]) + ".";
       }
       const head = table.insertRow();
@@ -1165,18 +1154,8 @@ const Analyse = {
       const heatBy = $("an-heat").value;
       const policy = r.policy || []; // omitted for players that do not search
       if (heatBy && policy.length) {
-        const heat = {};
         const total = policy.reduce((s, a) => s + a.visits, 0) || 1;
-        for (const a of policy) {
-          const w = heatBy === "visits" ? a.visits / total : a.prior;
-          const t = YINSH.parseToken(a.action);
-          if (!t) continue;
-          const pts = t.kind === "move" ? [t.to] : t.kind === "row" ? YINSH.linePoints(t.from, t.to) : t.at ? [t.at] : [];
-          for (const p of pts) heat[p] = (heat[p] || 0) + w;
-        }
-        const m = Math.max(...Object.values(heat)) || 1;
-        for (const k in heat) heat[k] /= m;
-        marks.heat = heat;
+        marks.heat = policyHeat(policy, (a) => (heatBy === "visits" ? a.visits / total : a.prior));
       }
     }
     if (this.preview) return; // the board shows a PV's position until the pointer leaves the PV
@@ -1186,6 +1165,44 @@ const Analyse = {
     for (const t of $("an-board").querySelectorAll(".target")) t.classList.toggle("on", on.has(t.dataset.point));
   },
 };
+
+// policyHeat turns a policy, entries {action, …}, into a heat map of the board (Board.render's
+// marks.heat): each entry's weight(entry) goes to the points its action ends on (a placement's or a
+// ring removal's point, a ring move's destination, a row's five points), scaled so that the
+// hottest point is 1. Analyse draws a search's prior or visits with it, Watch a recorded policy
+// target.
+function policyHeat(policy, weight) {
+  const heat = {};
+  for (const a of policy) {
+    const w = weight(a), t = YINSH.parseToken(a.action);
+    if (!t) continue;
+    const pts = t.kind === "move" ? [t.to] : t.kind === "row" ? YINSH.linePoints(t.from, t.to) : t.at ? [t.at] : [];
+    for (const p of pts) heat[p] = (heat[p] || 0) + w;
+  }
+  const m = Math.max(...Object.values(heat)) || 1;
+  for (const k in heat) heat[k] /= m;
+  return heat;
+}
+
+// wdlBar draws [win, draw, loss] for side ("w" or "b") as a bar of three segments in el, its label
+// saying whose view it is; without wdl it empties el
+function wdlBar(el, wdl, side) {
+  el.replaceChildren();
+  if (!wdl) { delete el.dataset.side; el.removeAttribute("aria-label"); el.removeAttribute("role"); return; }
+  for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
+    const d = document.createElement("div");
+    d.className = "wdl-" + cls;
+    d.style.width = (100 * wdl[k]).toFixed(1) + "%";
+    d.textContent = pct(wdl[k]);
+    d.title = cls + " " + pct(wdl[k]) + " for " + colorWord(side);
+    el.appendChild(d);
+  }
+  // a segment too narrow for its number shows none (the caption has them all)
+  for (const d of el.children) if (d.scrollWidth > d.clientWidth + 1) d.textContent = "";
+  el.dataset.side = side;
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", colorWord(side) + "'s view: win " + pct(wdl[0]) + ", draw " + pct(wdl[1]) + ", loss " + pct(wdl[2]));
+}
 
 // ---------- runs (watch and dashboard)
 
@@ -1210,13 +1227,59 @@ async function listRuns(select) {
 }
 
 const Watch = {
+  rec: null, // the game shown: a record (with its training targets) or an SGF file
   init() {
     this.board = new YINSH.Board($("w-board"));
     $("w-board").classList.add("view-only");
-    this.stepper = new Stepper(this.board, "w");
+    this.stepper = new Stepper(this.board, "w", (v) => this.draw(v));
     this.board.render(null);
     $("w-run").addEventListener("change", () => this.open());
     $("w-follow").addEventListener("change", () => this.open());
+    $("w-heat").addEventListener("change", () => this.draw(this.stepper.current()));
+  },
+  // draw shows the stepper's position and, for a record, the training target recorded for it: the
+  // policy target as a heat map (and its largest entries), the value target as a WDL bar and a
+  // number, both from the view of the side to act there (as the trainer sees them)
+  draw(view) {
+    const i = this.stepper.i, r = this.rec, tg = r && r.targets ? r.targets[i] : null;
+    const marks = {};
+    $("w-target").hidden = !(r && r.targets);
+    const policy = $("w-policy"), value = $("w-value");
+    policy.replaceChildren(); value.textContent = ""; wdlBar($("w-wdl"), null);
+    delete value.dataset.value; delete value.dataset.side;
+    $("w-target").dataset.ply = String(i);
+    if (r && r.targets && !tg) value.textContent = "Ply " + i + " is the game's final position: no target.";
+    else if (tg && !tg.policy.length) value.textContent = "Ply " + i + " is not a training target (a fast search of playout-cap randomisation, or a forced action): the record keeps its move only.";
+    else if (tg) {
+      if ($("w-heat").checked) marks.heat = policyHeat(tg.policy, (e) => e.prob);
+      const top = tg.policy.slice().sort((a, b) => b.prob - a.prob);
+      tokens(policy, "Policy target (" + tg.policy.length + " actions):", top.slice(0, 6).map((e) => e.action + " " + pct(e.prob)));
+      if (top.length > 6) policy.append(" …");
+      // the value target as the trainer builds it: (1-m)·z + m·q, each a WDL for the side to act
+      const who = colorWord(tg.side), m = r.value_q_mix;
+      const zw = tg.z === null ? null : tg.z > 0 ? [1, 0, 0] : tg.z < 0 ? [0, 0, 1] : [0, 1, 0];
+      const q = tg.root_wdl, sgn = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2);
+      const qText = q ? "q = " + sgn(q[0] - q[2]) + " (the search's root value: win " + pct(q[0]) + ", draw " + pct(q[1]) + ", loss " + pct(q[2]) + ")" : "no root value recorded";
+      const zText = zw ? "z = " + sgn(tg.z) + " (the game's result for " + who + ")" : "no result (an unfinished game)";
+      // the bar: the value target when the run's mix is known, else z (the text says which)
+      let bar = zw, how;
+      if (!zw) how = "no value target: " + zText + "; " + qText + ".";
+      else if (m === undefined) how = zText + "; " + qText + ". The value target is (1 − m)·z + m·q, the run's value_q_mix m unknown (it has no config.yaml).";
+      else if (!q || m === 0) how = "z alone (" + (q ? "value_q_mix 0" : "no root value") + "): " + zText + (q ? "; " + qText : "") + ".";
+      else {
+        bar = zw.map((z, k) => (1 - m) * z + m * q[k]);
+        how = "(1 − m)·z + m·q with the run's value_q_mix m = " + m + ": " + zText + ", " + qText + ".";
+      }
+      let t = how;
+      if (bar) {
+        wdlBar($("w-wdl"), bar, tg.side);
+        t = (zw && m === undefined ? "Result z" : "Value target") + " for " + who + " (to act): " + sgn(bar[0] - bar[2]) + " (win " + pct(bar[0]) + ", draw " + pct(bar[1]) + ", loss " + pct(bar[2]) + ") = " + how;
+      }
+      value.textContent = t;
+      value.dataset.side = tg.side;
+      if (bar) value.dataset.value = (bar[0] - bar[2]).toFixed(4);
+    }
+    this.board.render(view, marks);
   },
   async refreshRuns() {
     const runs = await listRuns($("w-run"));
@@ -1265,6 +1328,7 @@ const Watch = {
       const r = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/games/" + encodeURIComponent(g.shard) + "/" + g.index);
       if (seq !== this.seq) return;
       $("w-title").textContent = r.generator + " · game " + r.id + " · " + r.variant + " · result " + r.recorded_result;
+      this.rec = r;
       this.stepper.set(r, toEnd ? undefined : 0);
     } catch (e) { say($("w-message"), e.message); }
   },
@@ -1274,6 +1338,7 @@ const Watch = {
       const r = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/sgf/" + encodeURIComponent(f));
       if (seq !== this.seq) return;
       $("w-title").textContent = f + " · " + r.variant + " · result " + r.recorded_result;
+      this.rec = r;
       this.stepper.set(r, 0);
     } catch (e) { say($("w-message"), e.message); }
   },
