@@ -731,6 +731,14 @@ const Analyse = {
     }
     if (this.node) this.goNode(this.node);
   },
+  // sibling goes to the variation d places after (1) or before (-1) the current node among its
+  // parent's continuations (the main one first); nothing past either end
+  sibling(d) {
+    const n = this.node;
+    if (!n || !n.parent) return;
+    const ks = n.parent.kids, j = ks.indexOf(n) + d;
+    if (j >= 0 && j < ks.length) this.goNode(ks[j]);
+  },
   // deleteNode removes the current node and all that follows it; the board goes to its parent
   deleteNode() {
     const n = this.node;
@@ -1533,7 +1541,9 @@ const Dash = {
 };
 
 // ---------- keys: in Analyse and Watch, ← → step a ply, Home and End go to the first and last, f flips
-// the board; not while typing in a field, not with a modifier held
+// the board; in Analyse ↑ ↓ go to the previous and next variation at this ply (the moves played
+// instead of the current one, in the move list's order, as lichess); not while typing in a field,
+// not with a modifier held
 
 function keys(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -1548,6 +1558,10 @@ function keys(e) {
     case "Home": s.go(0); break;
     case "End": s.go(s.plies.length - 1); break;
     case "f": case "F": s.flip(); break;
+    case "ArrowUp": case "ArrowDown":
+      if (v !== Analyse) return;
+      Analyse.sibling(e.key === "ArrowDown" ? 1 : -1);
+      break;
     default: return;
   }
   e.preventDefault();
