@@ -187,9 +187,35 @@ function showTab(name) {
   for (const b of document.querySelectorAll(".tab")) {
     b.classList.toggle("active", b.dataset.tab === name);
     b.setAttribute("aria-selected", b.dataset.tab === name ? "true" : "false");
+    b.tabIndex = b.dataset.tab === name ? 0 : -1; // one tab in the tab order; ← → move between them
   }
   refreshRuns();
 }
+
+// tabKeys: on a focused tab, ← → go to the tab before or after (round), Home and End to the first
+// and last, each opened and focused (the WAI-ARIA tabs pattern); the board's keys do not see them
+function tabKeys(e) {
+  const k = TABS.indexOf(e.target.dataset && e.target.dataset.tab);
+  if (k < 0 || e.ctrlKey || e.metaKey || e.altKey) return;
+  const to = { ArrowLeft: (k + TABS.length - 1) % TABS.length, ArrowRight: (k + 1) % TABS.length, Home: 0, End: TABS.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  e.stopPropagation();
+  openTab(TABS[to]);
+  $("tab-" + TABS[to]).focus();
+}
+
+// announce adds a line to a live region of role log (kept to its last 8 lines) or, for any other
+// live region, replaces its text: what a screen reader says of the moves and results
+function announce(el, text) {
+  if (!text) return;
+  if (el.getAttribute("role") !== "log") { el.textContent = text; return; }
+  const p = document.createElement("p");
+  p.textContent = text;
+  el.append(p);
+  while (el.children.length > 8) el.firstElementChild.remove();
+}
+const Colour = (c) => (c === "w" ? "White" : "Black");
 
 // openTab shows a page as a new history entry, so Back returns to the page before (Play's address
 // names its game: #play/ID)
@@ -478,9 +504,30 @@ const Play = {
     } catch (e) { /* no sound */ }
   },
 
+  // say announces what changed since the last announcement: a new or resumed game, each action
+  // since (who played it), an undo, the result, and when it is the human's turn
+  say(g) {
+    const prev = this.said && this.said.id === g.id ? this.said : null;
+    const your = g.result === "ongoing" && g.your_turn && !this.busy;
+    if (prev && prev.n === g.moves.length && prev.result === g.result && prev.your === your) return;
+    const out = [];
+    if (!prev) out.push(g.moves.length ? "Game " + g.id.slice(0, 8) + ", " + g.moves.length + " actions played: you play " + colorWord(g.you) + "." :
+      "New game: you play " + colorWord(g.you) + " against " + g.agent + ".");
+    else if (g.moves.length < prev.n) out.push("Took back " + (prev.n - g.moves.length) + " actions.");
+    else {
+      const by = actorsOf(g.moves, g.to_act);
+      for (let i = prev.n; i < g.moves.length; i++) out.push(Colour(by[i]) + " played " + g.moves[i] + ".");
+    }
+    if (g.result !== "ongoing") { if (!prev || prev.result !== g.result) out.push("Game over: " + resultText(g)); }
+    else if (your) out.push("Your turn: " + phaseWord[g.phase] + ".");
+    this.said = { id: g.id, n: g.moves.length, result: g.result, your };
+    announce($("play-announce"), out.join(" "));
+  },
+
   render() {
     const g = this.game;
     if (!g) { this.board.render(null); boardInfo($("play-info"), null); $("play-clocks").hidden = true; return; }
+    this.say(g);
     const legal = this.legal();
     const marks = { hints: [], rows: [], selected: this.selected, animate: true };
     // actions since the last render of this game: a click each (after a new game or an undo, none)
@@ -512,7 +559,7 @@ const Play = {
       }
     }
     const legend = [];
-    if ((g.fours || []).length) legend.push("dashed line: a row of four (the circle is the point that makes it five)");
+    if ((g.fours || []).length) legend.push("dotted line: white's row of four, dashed: black's (the circle is the point that makes it five)");
     if (marks.rows.length) legend.push("solid bar with square ends: a row you may remove (click it)");
     $("play-legend").textContent = legend.join(" · ");
     $("play-board").dataset.yourTurn = g.your_turn ? "1" : "0";
@@ -632,6 +679,13 @@ class Stepper {
     $(this.prefix + "-ply").textContent = "ply " + this.i + "/" + (this.plies.length - 1) + (this.i > 0 ? " · " + this.moves[this.i - 1] : "");
     if (this.onChange) this.onChange(this.current()); else this.board.render(this.current());
     boardInfo($(this.prefix + "-info"), this.current(), this.variant);
+    // the ply, who played what to reach it (and where it stands among the variations), the result
+    const v = this.current(), n = this.plies.length - 1;
+    let said = "Ply " + this.i + " of " + n + (this.i > 0 ? ": " + Colour(this.plies[this.i - 1].to_act) + " played " + this.moves[this.i - 1] : ": the start");
+    if (this.where) said += this.where();
+    said += ".";
+    if (v.result && v.result !== "ongoing") said += " Game over: " + (v.result === "draw" ? "draw." : Colour(v.result[0]) + " wins.");
+    if ($(this.prefix + "-announce")) announce($(this.prefix + "-announce"), said);
     if (this.list) this.list(this.i);
     else moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
   }
@@ -648,6 +702,10 @@ const Analyse = {
     $("an-board").classList.add("view-only");
     this.stepper = new Stepper(this.board, "an", (v) => { this.node = this.line[this.stepper.i]; this.selected = null; this.follow(v); this.draw(v); });
     this.stepper.list = () => this.list();
+    this.stepper.where = () => {
+      const n = this.node, ks = n && n.parent ? n.parent.kids : [];
+      return ks.length > 1 ? ", variation " + (ks.indexOf(n) + 1) + " of " + ks.length + " at this ply" : "";
+    };
     this.board.onPoint((p) => this.click(p));
     this.board.onRow((tok) => this.move(tok));
     // the PV: hovering an action shows the position after it, a click plays the PV up to it
@@ -843,7 +901,7 @@ const Analyse = {
     const main = this.root ? this.lineOf(this.root) : [];
     const pts = main.map((n, i) => ({ i, n, w: this.whiteWin(n) }));
     const any = pts.some((p) => p.w !== null && p.n.view.result === "ongoing");
-    svg.hidden = !any; $("an-graph-legend").hidden = !any;
+    svg.toggleAttribute("hidden", !any); $("an-graph-legend").hidden = !any; // an SVG element has no hidden property
     svg.replaceChildren();
     if (!any) return;
     const W = 520, H = 120, L = 4, R = 4, T = 6, B = 6, N = Math.max(1, main.length - 1);
@@ -1584,6 +1642,7 @@ function opponents(sel, list) {
 
 window.addEventListener("DOMContentLoaded", async () => {
   for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => openTab(b.dataset.tab));
+  document.querySelector("[role=tablist]").addEventListener("keydown", tabKeys);
   window.addEventListener("hashchange", followAddress);
   document.addEventListener("keydown", keys);
   window.addEventListener("popstate", followAddress);
