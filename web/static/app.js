@@ -1663,5 +1663,8 @@ window.addEventListener("DOMContentLoaded", async () => {
   } catch (e) { $("server-info").textContent = e.message; }
   showTab(tabOfAddress());
   await Play.resume();
+  // page ready: the board drawn, the address's page shown, a saved game resumed and drawn; the mark
+  // times it from the navigation's start (TestBrowserReloadTime)
+  performance.mark("yinsh-ready");
   document.body.dataset.ready = "1";
 });
