@@ -51,16 +51,20 @@ func TestBrowserMoveAnimation(t *testing.T) {
 			if eval[string](b, `Play.game.phase`) == "move" {
 				return
 			}
-			b.js(`Play.play([Play.game.legal[0]])`)
+			if !eval[bool](b, `Play.play([Play.game.legal[0]])`) {
+				t.Fatalf("the page refused the human's action: %s", eval[string](b, `document.getElementById('play-message').textContent`))
+			}
 		}
 		t.Fatal("no ring move came")
 	}
 	moveOnce := func() {
 		t.Helper()
 		toMove()
-		b.js(`window.__anims = []; window.__n = Play.game.moves.length; Play.play([Play.game.legal.find((t) => t.includes('-'))])`)
+		if !eval[bool](b, `window.__anims = []; window.__n = Play.game.moves.length; Play.play([Play.game.legal.find((t) => t.includes('-'))])`) {
+			t.Fatalf("the page refused the ring move: %s", eval[string](b, `document.getElementById('play-message').textContent`))
+		}
 		b.waitJS("the agent's answer", `Play.game.moves.length >= window.__n + 2 && !Play.busy && (Play.game.your_turn || Play.game.result !== 'ongoing')`,
-			`Play.game.moves.join(' ')`)
+			`JSON.stringify({moves: Play.game.moves.join(' '), from: window.__n, busy: Play.busy, your_turn: Play.game.your_turn, message: document.getElementById('play-message').textContent})`)
 		b.waitJS("the animations' end", `document.getAnimations().length === 0`, `''`)
 	}
 	moveOnce()

@@ -385,18 +385,29 @@ const Play = {
     this.render();
   },
 
+  // play sends the human's actions; until the answer (and then the agent's) the page is busy, so a
+  // second click or a script meanwhile is told to wait instead of acting on the game before this
+  // action (still your_turn), which the server would refuse as played in the agent's turn
   async play(toks) {
     const why = this.blocked("play");
     if (why) { this.message(why, "info"); return false; }
     this.message("");
     const gen = this.gen;
+    this.busy = true;
+    $("play-board").dataset.busy = "1";
     let g;
     try {
       g = await api("POST", "/api/games/" + this.game.id + "/play", { actions: toks });
-    } catch (e) { if (gen === this.gen) { this.message(e.message); this.render(); } return false; }
-    if (gen !== this.gen) return false;
+    } catch (e) {
+      if (gen === this.gen) { this.busy = false; $("play-board").dataset.busy = "0"; this.message(e.message); this.render(); }
+      return false;
+    }
+    if (gen !== this.gen) return false; // a new game, an undo or a resignation meanwhile (it reset busy)
     this.game = g;
     this.selected = null;
+    // not busy for a moment: agentLoop takes over at once (no await between), or it is your turn again
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
     this.render();
     this.agentLoop();
     return true;
