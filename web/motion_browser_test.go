@@ -20,7 +20,9 @@ func TestBrowserMoveAnimation(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
 	b.open(ts.URL + "/?delay=0#play")
 	b.js(`(() => { window.__anims = []; const a0 = Element.prototype.animate;
-	  Element.prototype.animate = function (k, o) { window.__anims.push(this.getAttribute('class')); return a0.call(this, k, o); }; })()`)
+	  Element.prototype.animate = function (k, o) { window.__anims.push(this.getAttribute('class')); return a0.call(this, k, o); };
+	  window.__clicks = 0; const o0 = AudioContext.prototype.createOscillator;
+	  AudioContext.prototype.createOscillator = function () { window.__clicks++; return o0.call(this); }; })()`)
 	anims := func() []string { return eval[[]string](b, `window.__anims.slice()`) }
 	count := func(list []string, prefix string) int {
 		n := 0
@@ -68,6 +70,9 @@ func TestBrowserMoveAnimation(t *testing.T) {
 		b.waitJS("the animations' end", `document.getAnimations().length === 0`, `''`)
 	}
 	moveOnce()
+	if n := eval[int](b, `window.__clicks`); n != 0 {
+		t.Errorf("sound off: %d clicks played", n)
+	}
 	if got := anims(); count(got, "ring") < 2 {
 		t.Errorf("the player's and the agent's ring moves: animations %v, want two ring glides", got)
 	}
@@ -109,8 +114,13 @@ func TestBrowserMoveAnimation(t *testing.T) {
 		t.Errorf("with reduced motion, a move over markers: %d animations %v", n, anims())
 	}
 
-	// sound: ticked, it stays on after a reload (and off again after unticking)
+	// sound: ticked, each action clicks (the player's ring move and the agent's answer at least), and
+	// it stays on after a reload (and off again after unticking)
 	b.click("#play-sound")
+	moveOnce()
+	if n := eval[int](b, `window.__clicks`); n < 2 {
+		t.Errorf("sound on: %d clicks for a move and its answer, want at least 2", n)
+	}
 	b.open(ts.URL + "/?delay=0#play")
 	if got := eval[[]any](b, `[document.getElementById('play-sound').checked, localStorage.getItem('yinsh.sound')]`); got[0] != true || got[1] != "1" {
 		t.Fatalf("the sound box after a reload: %v", got)
