@@ -280,3 +280,54 @@ func TestBrowserAnalyseGame(t *testing.T) {
 	}
 	n.shot("analyse-game-400.png")
 }
+
+// TestBrowserAnalyseVariationKeys: in Analyse ↑ and ↓ go to the previous and next variation at the
+// current ply (the moves played instead of the current one, the main one first, as the move list
+// orders them), stopping at either end; a move without alternatives stays; keys typed into a field
+// do nothing; the help line names the keys.
+func TestBrowserAnalyseVariationKeys(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "random"})
+	b := newBrowser(t, 1280, 900)
+	loadAnalyse(b, ts.URL)
+	cur := `((document.querySelector('#an-moves .mv.cur') || {dataset: {}}).dataset.path || '')`
+	main := "e5 f6 e6 f7 e7 f8 e8 f9"
+	// two variations at ply 9, played on the board's node at ply 8: d4 (the main line), p1, p2
+	alts := eval[[]string](b, `(async () => {
+	  const alts = Analyse.lineOf(Analyse.root)[8].view.legal.filter((t) => t !== 'd4' && !t.includes('-')).slice(0, 2);
+	  for (const p of alts) { Analyse.stepper.go(8); await Analyse.move(p); }
+	  return alts; })()`)
+	if len(alts) != 2 {
+		t.Fatalf("alternatives %v", alts)
+	}
+	b.waitJS("the second variation", cur+` === '`+main+" "+alts[1]+`'`, cur)
+	if n := eval[int](b, `document.querySelectorAll('#an-moves .ml-var').length`); n != 2 {
+		t.Fatalf("%d variations listed, want 2", n)
+	}
+	b.js(`document.activeElement.blur()`)
+	for _, step := range []struct{ key, want, ply string }{
+		{kb.ArrowUp, alts[0], "ply 9/9"}, {kb.ArrowUp, "d4", "ply 9/10"}, {kb.ArrowUp, "d4", "ply 9/10"},
+		{kb.ArrowDown, alts[0], "ply 9/9"}, {kb.ArrowDown, alts[1], "ply 9/9"}, {kb.ArrowDown, alts[1], "ply 9/9"},
+		{kb.ArrowUp, alts[0], "ply 9/9"},
+	} {
+		b.do("key", chromedp.KeyEvent(step.key))
+		got := eval[[]string](b, `[`+cur+`, document.getElementById('an-ply').textContent.split(' · ')[0]]`)
+		if got[0] != main+" "+step.want || got[1] != step.ply {
+			t.Fatalf("after %s: at %q (%s), want %q (%s)", map[string]string{kb.ArrowUp: "↑", kb.ArrowDown: "↓"}[step.key], got[0], got[1], main+" "+step.want, step.ply)
+		}
+	}
+	// a move with no alternative (g6 after d4) stays where it is
+	b.js(`Analyse.goNode(Analyse.lineOf(Analyse.root)[10])`)
+	b.do("keys", chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowDown))
+	if got := eval[string](b, cur); got != main+" d4 g6" {
+		t.Fatalf("↑ ↓ on a move without alternatives went to %q", got)
+	}
+	// typing into a field does not change the variation
+	b.js(`Analyse.goNode(Analyse.lineOf(Analyse.root)[9])`)
+	b.do("type", chromedp.Click(chromedp.CSS("#an-top")), chromedp.KeyEvent(kb.ArrowDown))
+	if got := eval[string](b, cur); got != main+" d4" {
+		t.Fatalf("↓ in a field went to %q", got)
+	}
+	if h := eval[string](b, `document.querySelector('#analyse .keys-help').textContent`); !strings.Contains(h, "↑ ↓") || !strings.Contains(h, "variation") {
+		t.Errorf("the help line says %q", h)
+	}
+}

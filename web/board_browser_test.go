@@ -199,7 +199,9 @@ func TestBrowserPlayDuringAgentTurn(t *testing.T) {
 	b.hook()
 	b.js(`window.__delay["/agent"] = 900`)
 	b.click(`#play-board [data-point="f6"]`)
-	b.waitJS("the agent thinks", `document.getElementById('play-board').dataset.busy === '1'`, `document.getElementById('play-status').textContent`)
+	// busy from the click on: f6 taken (the agent's turn) and the agent asked
+	b.waitJS("the agent thinks", `document.getElementById('play-board').dataset.busy === '1' && Play.game.moves.length === 3 && !Play.game.your_turn`,
+		`document.getElementById('play-status').textContent`)
 	b.click("#play-resign")
 	if txt := eval[string](b, `document.getElementById('play-resign').textContent`); !strings.Contains(txt, "Really") {
 		t.Fatalf("the first click on Resign does not ask again: %q", txt)
@@ -477,4 +479,32 @@ func TestBrowserNarrow(t *testing.T) {
 	b.click("#an-go")
 	b.waitJS("the analysis", `document.querySelectorAll('#an-board .arrow, #an-board .arrow-spot').length > 0`, `document.getElementById('an-message').textContent`)
 	b.shot("analyse-400.png")
+}
+
+// TestBrowserPlayTwiceInFlight: a second click while the human's action is on its way (the answer
+// slowed down) is told to wait, as an info message; it is not sent against the game before that
+// action (the server would refuse it as played in the agent's turn, an error left on the page).
+func TestBrowserPlayTwiceInFlight(t *testing.T) {
+	_, ts := newTestServer(t, Options{Player: "random"})
+	b := newBrowser(t, 1280, 900)
+	b.open(ts.URL + "/?delay=0#play")
+	b.do("white", chromedp.SetValue(chromedp.CSS("#ng-variant"), "standard"), chromedp.SetValue(chromedp.CSS("#ng-color"), "white"))
+	b.click("#ng-start")
+	b.waitJS("the game", `!!Play.game && Play.game.your_turn && !Play.busy`, `document.getElementById('play-status').textContent`)
+	b.js(`window.__plays = 0; window.__delay["/play"] = 600;
+	  const f1 = window.fetch; window.fetch = (u, o) => { if (String(u).endsWith('/play')) window.__plays++; return f1(u, o); }`)
+	b.click(`#play-board [data-point="e5"]`)
+	if busy := eval[string](b, `document.getElementById('play-board').dataset.busy`); busy != "1" {
+		t.Errorf("while the human's action is on its way the board is busy %q, want 1", busy)
+	}
+	b.click(`#play-board [data-point="e5"]`)
+	msg := eval[[]string](b, `[document.getElementById('play-message').textContent, document.getElementById('play-message').className]`)
+	if !strings.Contains(msg[1], "info") || strings.Contains(msg[1], "error") {
+		t.Errorf("a second click while the first action is on its way says %q (class %q), want an info message", msg[0], msg[1])
+	}
+	b.waitJS("the agent's answer", `Play.game.moves.length === 2 && !Play.busy && Play.game.your_turn`, `JSON.stringify(Play.game.moves)`)
+	got := eval[[]any](b, `[window.__plays, document.getElementById('play-message').className, document.getElementById('play-message').textContent]`)
+	if got[0] != 1.0 || strings.Contains(fmt.Sprint(got[1]), "error") {
+		t.Errorf("after two clicks on e5: %v /play requests, message %q (class %q); want one request and no error", got[0], got[2], got[1])
+	}
 }

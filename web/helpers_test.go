@@ -206,3 +206,68 @@ func mustRead(t testing.TB, path string) []byte {
 }
 
 func decodeInto(data []byte, out any) error { return json.Unmarshal(data, out) }
+
+// targetGame plays a random game to its end, as randomGame, with training targets: at every fifth
+// position none (a fast search), elsewhere a policy of the played action (0.5) and up to three
+// other legal actions sharing the rest, and a root WDL except at every seventh position (unknown).
+func targetGame(rng *rand.Rand, id uint64, v env.Variant) *datasets.Record {
+	r := randomGame(rng, id, v)
+	r.Generator = "test-targets"
+	s := env.NewState(v)
+	for i, a := range r.Actions {
+		t := &r.Targets[i]
+		if i%5 != 4 {
+			var others []env.Action
+			for _, b := range s.LegalActions(nil) {
+				if b != a && len(others) < 3 {
+					others = append(others, b)
+				}
+			}
+			t.Policy = []datasets.PolicyEntry{{Action: uint16(a), Prob: 1}}
+			if len(others) > 0 {
+				t.Policy[0].Prob = 0.5
+				for _, b := range others {
+					t.Policy = append(t.Policy, datasets.PolicyEntry{Action: uint16(b), Prob: 0.5 / float32(len(others))})
+				}
+			}
+		}
+		if i%7 != 0 {
+			w := float32(i%10) / 10
+			t.RootWDL = [3]float32{w, 0.1, 0.9 - w}
+		}
+		s.ApplyAction(a)
+	}
+	return r
+}
+
+// makeTargetRun writes run "t1" under runs: a finished shard of two games with training targets
+// (targetGame) and a config.yaml whose training.value_q_mix is qmix.
+func makeTargetRun(t testing.TB, runs string, qmix string) []*datasets.Record {
+	t.Helper()
+	dir := filepath.Join(runs, "t1")
+	if err := os.MkdirAll(filepath.Join(dir, "games"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("variant: standard\ntraining:\n  batch_size: 256\n  value_q_mix: "+qmix+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := datasets.NewWriter(filepath.Join(dir, "games"), datasets.WriterOptions{GamesPerShard: 2,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	recs := []*datasets.Record{targetGame(rng, 201, env.Standard), targetGame(rng, 202, env.Blitz)}
+	for _, r := range recs {
+		if err := r.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}

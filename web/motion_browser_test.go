@@ -20,7 +20,9 @@ func TestBrowserMoveAnimation(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
 	b.open(ts.URL + "/?delay=0#play")
 	b.js(`(() => { window.__anims = []; const a0 = Element.prototype.animate;
-	  Element.prototype.animate = function (k, o) { window.__anims.push(this.getAttribute('class')); return a0.call(this, k, o); }; })()`)
+	  Element.prototype.animate = function (k, o) { window.__anims.push(this.getAttribute('class')); return a0.call(this, k, o); };
+	  window.__clicks = 0; const o0 = AudioContext.prototype.createOscillator;
+	  AudioContext.prototype.createOscillator = function () { window.__clicks++; return o0.call(this); }; })()`)
 	anims := func() []string { return eval[[]string](b, `window.__anims.slice()`) }
 	count := func(list []string, prefix string) int {
 		n := 0
@@ -51,19 +53,26 @@ func TestBrowserMoveAnimation(t *testing.T) {
 			if eval[string](b, `Play.game.phase`) == "move" {
 				return
 			}
-			b.js(`Play.play([Play.game.legal[0]])`)
+			if !eval[bool](b, `Play.play([Play.game.legal[0]])`) {
+				t.Fatalf("the page refused the human's action: %s", eval[string](b, `document.getElementById('play-message').textContent`))
+			}
 		}
 		t.Fatal("no ring move came")
 	}
 	moveOnce := func() {
 		t.Helper()
 		toMove()
-		b.js(`window.__anims = []; window.__n = Play.game.moves.length; Play.play([Play.game.legal.find((t) => t.includes('-'))])`)
+		if !eval[bool](b, `window.__anims = []; window.__n = Play.game.moves.length; Play.play([Play.game.legal.find((t) => t.includes('-'))])`) {
+			t.Fatalf("the page refused the ring move: %s", eval[string](b, `document.getElementById('play-message').textContent`))
+		}
 		b.waitJS("the agent's answer", `Play.game.moves.length >= window.__n + 2 && !Play.busy && (Play.game.your_turn || Play.game.result !== 'ongoing')`,
-			`Play.game.moves.join(' ')`)
+			`JSON.stringify({moves: Play.game.moves.join(' '), from: window.__n, busy: Play.busy, your_turn: Play.game.your_turn, message: document.getElementById('play-message').textContent})`)
 		b.waitJS("the animations' end", `document.getAnimations().length === 0`, `''`)
 	}
 	moveOnce()
+	if n := eval[int](b, `window.__clicks`); n != 0 {
+		t.Errorf("sound off: %d clicks played", n)
+	}
 	if got := anims(); count(got, "ring") < 2 {
 		t.Errorf("the player's and the agent's ring moves: animations %v, want two ring glides", got)
 	}
@@ -105,8 +114,13 @@ func TestBrowserMoveAnimation(t *testing.T) {
 		t.Errorf("with reduced motion, a move over markers: %d animations %v", n, anims())
 	}
 
-	// sound: ticked, it stays on after a reload (and off again after unticking)
+	// sound: ticked, each action clicks (the player's ring move and the agent's answer at least), and
+	// it stays on after a reload (and off again after unticking)
 	b.click("#play-sound")
+	moveOnce()
+	if n := eval[int](b, `window.__clicks`); n < 2 {
+		t.Errorf("sound on: %d clicks for a move and its answer, want at least 2", n)
+	}
 	b.open(ts.URL + "/?delay=0#play")
 	if got := eval[[]any](b, `[document.getElementById('play-sound').checked, localStorage.getItem('yinsh.sound')]`); got[0] != true || got[1] != "1" {
 		t.Fatalf("the sound box after a reload: %v", got)

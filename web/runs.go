@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/yinsh-zero/yinsh/datasets"
 	"github.com/yinsh-zero/yinsh/env"
 )
@@ -358,12 +360,86 @@ type recordAnswer struct {
 	Generator string `json:"generator"`
 	ID        string `json:"id"`
 	Recorded  string `json:"recorded_result"` // the record's result (adjudications included)
+	// Targets has one entry per move of a record (none for an SGF file): targets[i] is what the
+	// record holds for the position plies[i], before moves[i].
+	Targets []plyTarget `json:"targets,omitempty"`
+	// ValueQMix is the run's training.value_q_mix (its config.yaml): the share of the root value in
+	// the value target; absent when the run has no config.yaml that reads, and for an SGF file.
+	ValueQMix *float64 `json:"value_q_mix,omitempty"`
+}
+
+// plyTarget is the training target of one position of a record (datasets.Target), every value from
+// the view of Side, the side to act there: Policy is the search's policy target (empty when the
+// position is not a training target: a fast search of playout-cap randomisation, a forced action),
+// RootWDL the search's root [win, draw, loss] (null when unknown, as in imports), Z the game's
+// recorded outcome (1 win, 0 draw, -1 loss; null for an unfinished game). The trainer's value target
+// is (1-m)·z + m·q with q = win - loss of RootWDL and m the run's value_q_mix (z alone without a
+// root value).
+type plyTarget struct {
+	Side    string       `json:"side"`
+	Policy  []policyProb `json:"policy"`
+	RootWDL *[3]float32  `json:"root_wdl"`
+	Z       *float32     `json:"z"`
+}
+
+type policyProb struct {
+	Action string  `json:"action"`
+	Prob   float32 `json:"prob"`
+}
+
+// targetsOf returns the targets of a record whose positions are l's.
+func targetsOf(rec *datasets.Record, l *line) []plyTarget {
+	out := make([]plyTarget, len(rec.Targets))
+	for i := range rec.Targets {
+		t := &rec.Targets[i]
+		side := l.states[i].CurrentPlayer()
+		pt := plyTarget{Side: colorName(side), Policy: make([]policyProb, len(t.Policy))}
+		for k, e := range t.Policy {
+			pt.Policy[k] = policyProb{Action: env.Action(e.Action).String(), Prob: e.Prob}
+		}
+		if w := t.RootWDL; w[0]+w[1]+w[2] > 0.5 { // all zero: unknown (the replay window's test too)
+			pt.RootWDL = &w
+		}
+		if rec.Outcome != env.Ongoing {
+			v := datasets.ValueFor(rec.Outcome, side)
+			z := v[0] - v[2]
+			pt.Z = &z
+		}
+		out[i] = pt
+	}
+	return out
+}
+
+// maxConfigBytes bounds what is read of a run's config.yaml.
+const maxConfigBytes = 1 << 20
+
+// valueQMix returns training.value_q_mix of the run's config.yaml, or nil when the run has none
+// that reads (a directory of datasets generate, a link out of the runs directory, bad YAML).
+func (rd *runsDir) valueQMix(ctx context.Context, dir string) *float64 {
+	f, err := rd.open(ctx, filepath.Join(dir, "config.yaml"), maxConfigBytes)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var cfg struct {
+		Training struct {
+			ValueQMix *float64 `yaml:"value_q_mix"`
+		} `yaml:"training"`
+	}
+	if err := yaml.NewDecoder(f).Decode(&cfg); err != nil {
+		return nil
+	}
+	if m := cfg.Training.ValueQMix; m == nil || !(*m >= 0 && *m <= 1) {
+		return nil
+	}
+	return cfg.Training.ValueQMix
 }
 
 // handleRunGame answers one game of a shard: {shard} is a shard file name, or games~NAME for a
 // shard under games/ (a path element cannot hold a slash).
 func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.run(r); err != nil {
+	dir, err := s.run(r)
+	if err != nil {
 		fail(w, err)
 		return
 	}
@@ -407,7 +483,8 @@ func (s *Server) handleRunGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, recordAnswer{replayAnswer: replayOf(l), Generator: rec.Generator,
-		ID: strconv.FormatUint(rec.ID, 10), Recorded: resultName(rec.Outcome)})
+		ID: strconv.FormatUint(rec.ID, 10), Recorded: resultName(rec.Outcome), Targets: targetsOf(rec, l),
+		ValueQMix: s.runs.valueQMix(r.Context(), dir)})
 }
 
 func (s *Server) handleRunSGF(w http.ResponseWriter, r *http.Request) {

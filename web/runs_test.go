@@ -444,3 +444,91 @@ func TestReadMetricsPartialLine(t *testing.T) {
 		t.Fatalf("after a rewrite: %d lines, reset %v, %v", len(lines), reset, err)
 	}
 }
+
+// TestRunGameTargets: a record's game answers its training targets, one per move: the policy target
+// (tokens and probabilities as recorded, empty where the position is no target), the root WDL (null
+// where unknown) and the outcome z, each for the side to act, and the run's value_q_mix from its
+// config.yaml (absent without one that reads); an SGF file has no targets.
+func TestRunGameTargets(t *testing.T) {
+	runs, _ := makeRuns(t)
+	recs := makeTargetRun(t, runs, "0.25")
+	_, ts := newTestServer(t, Options{Runs: runs})
+	var games struct {
+		Games []gameSummary `json:"games"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/t1/games", nil, 200, &games)
+	if len(games.Games) != len(recs) {
+		t.Fatalf("%d games listed, want %d", len(games.Games), len(recs))
+	}
+	for k, g := range games.Games {
+		rec := recs[k]
+		var ans recordAnswer
+		callJSON(t, nil, "GET", ts.URL+"/api/runs/t1/games/"+g.Shard+"/"+itoa(g.Index), nil, 200, &ans)
+		if ans.ValueQMix == nil || *ans.ValueQMix != 0.25 {
+			t.Fatalf("game %d: value_q_mix %v, want 0.25", k, ans.ValueQMix)
+		}
+		if len(ans.Targets) != len(rec.Actions) {
+			t.Fatalf("game %d: %d targets for %d moves", k, len(ans.Targets), len(rec.Actions))
+		}
+		s := env.NewState(rec.Variant)
+		for i, tg := range ans.Targets {
+			want := rec.Targets[i]
+			if tg.Side != colorName(s.CurrentPlayer()) || tg.Side != ans.Plies[i].ToAct {
+				t.Fatalf("game %d ply %d: side %q, to act %q", k, i, tg.Side, ans.Plies[i].ToAct)
+			}
+			if len(tg.Policy) != len(want.Policy) || (tg.Policy == nil) {
+				t.Fatalf("game %d ply %d: policy %v, recorded %v", k, i, tg.Policy, want.Policy)
+			}
+			for j, e := range tg.Policy {
+				if e.Action != env.Action(want.Policy[j].Action).String() || e.Prob != want.Policy[j].Prob {
+					t.Fatalf("game %d ply %d: policy %v, recorded %v", k, i, tg.Policy, want.Policy)
+				}
+			}
+			if i%5 == 4 && len(tg.Policy) != 0 {
+				t.Fatalf("game %d ply %d: a policy where the record has none", k, i)
+			}
+			switch {
+			case want.RootWDL == [3]float32{} && tg.RootWDL != nil:
+				t.Fatalf("game %d ply %d: root WDL %v where the record has none", k, i, *tg.RootWDL)
+			case want.RootWDL != [3]float32{} && (tg.RootWDL == nil || *tg.RootWDL != want.RootWDL):
+				t.Fatalf("game %d ply %d: root WDL %v, recorded %v", k, i, tg.RootWDL, want.RootWDL)
+			}
+			v := datasets.ValueFor(rec.Outcome, s.CurrentPlayer())
+			if tg.Z == nil || *tg.Z != v[0]-v[2] {
+				t.Fatalf("game %d ply %d: z %v, want %v (outcome %s, %s to act)", k, i, tg.Z, v[0]-v[2], rec.Outcome, tg.Side)
+			}
+			s.ApplyAction(rec.Actions[i])
+		}
+	}
+	// the targets are in the JSON as documented: null where unknown, [] where no target
+	var raw struct {
+		Targets []map[string]any `json:"targets"`
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/t1/games/"+games.Games[0].Shard+"/0", nil, 200, &raw)
+	if p, ok := raw.Targets[4]["policy"].([]any); !ok || len(p) != 0 {
+		t.Errorf("a position without a policy target: %v, want \"policy\": []", raw.Targets[4])
+	}
+	if w, ok := raw.Targets[0]["root_wdl"]; !ok || w != nil {
+		t.Errorf("a position without a root WDL: %v, want \"root_wdl\": null", raw.Targets[0])
+	}
+	// r1 has no config.yaml; its games carry no policy; an SGF file has no targets
+	t1 := ts.URL + "/api/runs/t1/games/" + games.Games[0].Shard + "/0"
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games", nil, 200, &games)
+	var ans recordAnswer
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/games/"+games.Games[0].Shard+"/0", nil, 200, &ans)
+	if ans.ValueQMix != nil || len(ans.Targets) != len(ans.Moves) || len(ans.Targets[0].Policy) != 0 || ans.Targets[0].RootWDL != nil {
+		t.Fatalf("r1's game: value_q_mix %v, %d targets for %d moves, first %+v", ans.ValueQMix, len(ans.Targets), len(ans.Moves), ans.Targets[0])
+	}
+	callJSON(t, nil, "GET", ts.URL+"/api/runs/r1/sgf/game.sgf", nil, 200, &ans)
+	if ans.Targets != nil || ans.ValueQMix != nil {
+		t.Fatalf("an SGF game has targets %v, value_q_mix %v", ans.Targets, ans.ValueQMix)
+	}
+	// a value_q_mix out of range or not a number is no mix
+	for _, bad := range []string{"2", "x"} {
+		os.WriteFile(filepath.Join(runs, "t1", "config.yaml"), []byte("training:\n  value_q_mix: "+bad+"\n"), 0o644)
+		callJSON(t, nil, "GET", t1, nil, 200, &ans)
+		if ans.ValueQMix != nil {
+			t.Fatalf("value_q_mix %s read as %v", bad, *ans.ValueQMix)
+		}
+	}
+}

@@ -187,9 +187,35 @@ function showTab(name) {
   for (const b of document.querySelectorAll(".tab")) {
     b.classList.toggle("active", b.dataset.tab === name);
     b.setAttribute("aria-selected", b.dataset.tab === name ? "true" : "false");
+    b.tabIndex = b.dataset.tab === name ? 0 : -1; // one tab in the tab order; ← → move between them
   }
   refreshRuns();
 }
+
+// tabKeys: on a focused tab, ← → go to the tab before or after (round), Home and End to the first
+// and last, each opened and focused (the WAI-ARIA tabs pattern); the board's keys do not see them
+function tabKeys(e) {
+  const k = TABS.indexOf(e.target.dataset && e.target.dataset.tab);
+  if (k < 0 || e.ctrlKey || e.metaKey || e.altKey) return;
+  const to = { ArrowLeft: (k + TABS.length - 1) % TABS.length, ArrowRight: (k + 1) % TABS.length, Home: 0, End: TABS.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  e.stopPropagation();
+  openTab(TABS[to]);
+  $("tab-" + TABS[to]).focus();
+}
+
+// announce adds a line to a live region of role log (kept to its last 8 lines) or, for any other
+// live region, replaces its text: what a screen reader says of the moves and results
+function announce(el, text) {
+  if (!text) return;
+  if (el.getAttribute("role") !== "log") { el.textContent = text; return; }
+  const p = document.createElement("p");
+  p.textContent = text;
+  el.append(p);
+  while (el.children.length > 8) el.firstElementChild.remove();
+}
+const Colour = (c) => (c === "w" ? "White" : "Black");
 
 // openTab shows a page as a new history entry, so Back returns to the page before (Play's address
 // names its game: #play/ID)
@@ -359,18 +385,29 @@ const Play = {
     this.render();
   },
 
+  // play sends the human's actions; until the answer (and then the agent's) the page is busy, so a
+  // second click or a script meanwhile is told to wait instead of acting on the game before this
+  // action (still your_turn), which the server would refuse as played in the agent's turn
   async play(toks) {
     const why = this.blocked("play");
     if (why) { this.message(why, "info"); return false; }
     this.message("");
     const gen = this.gen;
+    this.busy = true;
+    $("play-board").dataset.busy = "1";
     let g;
     try {
       g = await api("POST", "/api/games/" + this.game.id + "/play", { actions: toks });
-    } catch (e) { if (gen === this.gen) { this.message(e.message); this.render(); } return false; }
-    if (gen !== this.gen) return false;
+    } catch (e) {
+      if (gen === this.gen) { this.busy = false; $("play-board").dataset.busy = "0"; this.message(e.message); this.render(); }
+      return false;
+    }
+    if (gen !== this.gen) return false; // a new game, an undo or a resignation meanwhile (it reset busy)
     this.game = g;
     this.selected = null;
+    // not busy for a moment: agentLoop takes over at once (no await between), or it is your turn again
+    this.busy = false;
+    $("play-board").dataset.busy = "0";
     this.render();
     this.agentLoop();
     return true;
@@ -457,9 +494,9 @@ const Play = {
 
   status(text) { $("play-status").textContent = text; },
 
-  // tick plays a short click (WebAudio, no audio file) when the Sound box is ticked: one per action
-  // that came since the last render
-  tick(n) {
+  // click plays a short click (WebAudio, no audio file) when the Sound box is ticked: one per action
+  // that came since the last render (named apart from tick, the clocks' display)
+  click(n) {
     if (!$("play-sound").checked || !n) return;
     const AC = window.AudioContext || window.webkitAudioContext;
     if (!AC) return;
@@ -478,14 +515,35 @@ const Play = {
     } catch (e) { /* no sound */ }
   },
 
+  // say announces what changed since the last announcement: a new or resumed game, each action
+  // since (who played it), an undo, the result, and when it is the human's turn
+  say(g) {
+    const prev = this.said && this.said.id === g.id ? this.said : null;
+    const your = g.result === "ongoing" && g.your_turn && !this.busy;
+    if (prev && prev.n === g.moves.length && prev.result === g.result && prev.your === your) return;
+    const out = [];
+    if (!prev) out.push(g.moves.length ? "Game " + g.id.slice(0, 8) + ", " + g.moves.length + " actions played: you play " + colorWord(g.you) + "." :
+      "New game: you play " + colorWord(g.you) + " against " + g.agent + ".");
+    else if (g.moves.length < prev.n) out.push("Took back " + (prev.n - g.moves.length) + " actions.");
+    else {
+      const by = actorsOf(g.moves, g.to_act);
+      for (let i = prev.n; i < g.moves.length; i++) out.push(Colour(by[i]) + " played " + g.moves[i] + ".");
+    }
+    if (g.result !== "ongoing") { if (!prev || prev.result !== g.result) out.push("Game over: " + resultText(g)); }
+    else if (your) out.push("Your turn: " + phaseWord[g.phase] + ".");
+    this.said = { id: g.id, n: g.moves.length, result: g.result, your };
+    announce($("play-announce"), out.join(" "));
+  },
+
   render() {
     const g = this.game;
     if (!g) { this.board.render(null); boardInfo($("play-info"), null); $("play-clocks").hidden = true; return; }
+    this.say(g);
     const legal = this.legal();
     const marks = { hints: [], rows: [], selected: this.selected, animate: true };
     // actions since the last render of this game: a click each (after a new game or an undo, none)
     const seen = this.seen && this.seen.id === g.id ? this.seen.n : g.moves.length;
-    if (g.moves.length > seen) this.tick(g.moves.length - seen);
+    if (g.moves.length > seen) this.click(g.moves.length - seen);
     this.seen = { id: g.id, n: g.moves.length };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
     if (g.phase === "move") {
@@ -512,7 +570,7 @@ const Play = {
       }
     }
     const legend = [];
-    if ((g.fours || []).length) legend.push("dashed line: a row of four (the circle is the point that makes it five)");
+    if ((g.fours || []).length) legend.push("dotted line: white's row of four, dashed: black's (the circle is the point that makes it five)");
     if (marks.rows.length) legend.push("solid bar with square ends: a row you may remove (click it)");
     $("play-legend").textContent = legend.join(" · ");
     $("play-board").dataset.yourTurn = g.your_turn ? "1" : "0";
@@ -632,6 +690,13 @@ class Stepper {
     $(this.prefix + "-ply").textContent = "ply " + this.i + "/" + (this.plies.length - 1) + (this.i > 0 ? " · " + this.moves[this.i - 1] : "");
     if (this.onChange) this.onChange(this.current()); else this.board.render(this.current());
     boardInfo($(this.prefix + "-info"), this.current(), this.variant);
+    // the ply, who played what to reach it (and where it stands among the variations), the result
+    const v = this.current(), n = this.plies.length - 1;
+    let said = "Ply " + this.i + " of " + n + (this.i > 0 ? ": " + Colour(this.plies[this.i - 1].to_act) + " played " + this.moves[this.i - 1] : ": the start");
+    if (this.where) said += this.where();
+    said += ".";
+    if (v.result && v.result !== "ongoing") said += " Game over: " + (v.result === "draw" ? "draw." : Colour(v.result[0]) + " wins.");
+    if ($(this.prefix + "-announce")) announce($(this.prefix + "-announce"), said);
     if (this.list) this.list(this.i);
     else moveList($(this.prefix + "-moves"), this.moves, this.plies.slice(0, this.moves.length).map((p) => p.to_act), this.i, (ply) => this.go(ply));
   }
@@ -648,6 +713,10 @@ const Analyse = {
     $("an-board").classList.add("view-only");
     this.stepper = new Stepper(this.board, "an", (v) => { this.node = this.line[this.stepper.i]; this.selected = null; this.follow(v); this.draw(v); });
     this.stepper.list = () => this.list();
+    this.stepper.where = () => {
+      const n = this.node, ks = n && n.parent ? n.parent.kids : [];
+      return ks.length > 1 ? ", variation " + (ks.indexOf(n) + 1) + " of " + ks.length + " at this ply" : "";
+    };
     this.board.onPoint((p) => this.click(p));
     this.board.onRow((tok) => this.move(tok));
     // the PV: hovering an action shows the position after it, a click plays the PV up to it
@@ -730,6 +799,14 @@ const Analyse = {
       ks.unshift(n);
     }
     if (this.node) this.goNode(this.node);
+  },
+  // sibling goes to the variation d places after (1) or before (-1) the current node among its
+  // parent's continuations (the main one first); nothing past either end
+  sibling(d) {
+    const n = this.node;
+    if (!n || !n.parent) return;
+    const ks = n.parent.kids, j = ks.indexOf(n) + d;
+    if (j >= 0 && j < ks.length) this.goNode(ks[j]);
   },
   // deleteNode removes the current node and all that follows it; the board goes to its parent
   deleteNode() {
@@ -835,7 +912,7 @@ const Analyse = {
     const main = this.root ? this.lineOf(this.root) : [];
     const pts = main.map((n, i) => ({ i, n, w: this.whiteWin(n) }));
     const any = pts.some((p) => p.w !== null && p.n.view.result === "ongoing");
-    svg.hidden = !any; $("an-graph-legend").hidden = !any;
+    svg.toggleAttribute("hidden", !any); $("an-graph-legend").hidden = !any; // an SVG element has no hidden property
     svg.replaceChildren();
     if (!any) return;
     const W = 520, H = 120, L = 4, R = 4, T = 6, B = 6, N = Math.max(1, main.length - 1);
@@ -1131,7 +1208,7 @@ const Analyse = {
     if (view && view.phase === "remove-row") marks.rows = legal.filter((t) => t.startsWith("x") && t.includes("-"));
     this.hintTargets = marks.hints;
     const table = $("an-table"), wdl = $("an-wdl");
-    table.replaceChildren(); wdl.replaceChildren(); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
+    table.replaceChildren(); wdlBar(wdl, null); $("an-pv").replaceChildren(); $("an-wdl-caption").textContent = "";
     if (r) {
       // a non-searching player (heuristic, random) may give no candidates: its best move alone
       const top = r.top.length ? r.top : r.best ? [{ action: r.best, prior: null, visits: 0, q: null }] : [];
@@ -1141,18 +1218,7 @@ const Analyse = {
         weight: r.searched ? a.visits / maxV : a.prior || 0.5,
         title: a.action + ": prior " + num(a.prior, 3) + ", visits " + a.visits + ", Q " + num(a.q, 3) }));
       if (r.wdl) {
-        for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
-          const d = document.createElement("div");
-          d.className = "wdl-" + cls;
-          d.style.width = (100 * r.wdl[k]).toFixed(1) + "%";
-          d.textContent = pct(r.wdl[k]);
-          d.title = cls + " " + pct(r.wdl[k]) + " for " + colorWord(r.side);
-          wdl.appendChild(d);
-        }
-        // a segment too narrow for its number shows none (the caption has them all)
-        for (const d of wdl.children) if (d.scrollWidth > d.clientWidth + 1) d.textContent = "";
-        wdl.dataset.side = r.side;
-        wdl.setAttribute("aria-label", colorWord(r.side) + "'s view: win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]));
+        wdlBar(wdl, r.wdl, r.side);
         $("an-wdl-caption").textContent = "For " + colorWord(r.side) + " (to act): win " + pct(r.wdl[0]) + ", draw " + pct(r.wdl[1]) + ", loss " + pct(r.wdl[2]) + ".";
       }
       const head = table.insertRow();
@@ -1165,18 +1231,8 @@ const Analyse = {
       const heatBy = $("an-heat").value;
       const policy = r.policy || []; // omitted for players that do not search
       if (heatBy && policy.length) {
-        const heat = {};
         const total = policy.reduce((s, a) => s + a.visits, 0) || 1;
-        for (const a of policy) {
-          const w = heatBy === "visits" ? a.visits / total : a.prior;
-          const t = YINSH.parseToken(a.action);
-          if (!t) continue;
-          const pts = t.kind === "move" ? [t.to] : t.kind === "row" ? YINSH.linePoints(t.from, t.to) : t.at ? [t.at] : [];
-          for (const p of pts) heat[p] = (heat[p] || 0) + w;
-        }
-        const m = Math.max(...Object.values(heat)) || 1;
-        for (const k in heat) heat[k] /= m;
-        marks.heat = heat;
+        marks.heat = policyHeat(policy, (a) => (heatBy === "visits" ? a.visits / total : a.prior));
       }
     }
     if (this.preview) return; // the board shows a PV's position until the pointer leaves the PV
@@ -1186,6 +1242,44 @@ const Analyse = {
     for (const t of $("an-board").querySelectorAll(".target")) t.classList.toggle("on", on.has(t.dataset.point));
   },
 };
+
+// policyHeat turns a policy, entries {action, …}, into a heat map of the board (Board.render's
+// marks.heat): each entry's weight(entry) goes to the points its action ends on (a placement's or a
+// ring removal's point, a ring move's destination, a row's five points), scaled so that the
+// hottest point is 1. Analyse draws a search's prior or visits with it, Watch a recorded policy
+// target.
+function policyHeat(policy, weight) {
+  const heat = {};
+  for (const a of policy) {
+    const w = weight(a), t = YINSH.parseToken(a.action);
+    if (!t) continue;
+    const pts = t.kind === "move" ? [t.to] : t.kind === "row" ? YINSH.linePoints(t.from, t.to) : t.at ? [t.at] : [];
+    for (const p of pts) heat[p] = (heat[p] || 0) + w;
+  }
+  const m = Math.max(...Object.values(heat)) || 1;
+  for (const k in heat) heat[k] /= m;
+  return heat;
+}
+
+// wdlBar draws [win, draw, loss] for side ("w" or "b") as a bar of three segments in el, its label
+// saying whose view it is; without wdl it empties el
+function wdlBar(el, wdl, side) {
+  el.replaceChildren();
+  if (!wdl) { delete el.dataset.side; el.removeAttribute("aria-label"); el.removeAttribute("role"); return; }
+  for (const [k, cls] of [[0, "win"], [1, "draw"], [2, "loss"]]) {
+    const d = document.createElement("div");
+    d.className = "wdl-" + cls;
+    d.style.width = (100 * wdl[k]).toFixed(1) + "%";
+    d.textContent = pct(wdl[k]);
+    d.title = cls + " " + pct(wdl[k]) + " for " + colorWord(side);
+    el.appendChild(d);
+  }
+  // a segment too narrow for its number shows none (the caption has them all)
+  for (const d of el.children) if (d.scrollWidth > d.clientWidth + 1) d.textContent = "";
+  el.dataset.side = side;
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", colorWord(side) + "'s view: win " + pct(wdl[0]) + ", draw " + pct(wdl[1]) + ", loss " + pct(wdl[2]));
+}
 
 // ---------- runs (watch and dashboard)
 
@@ -1210,13 +1304,59 @@ async function listRuns(select) {
 }
 
 const Watch = {
+  rec: null, // the game shown: a record (with its training targets) or an SGF file
   init() {
     this.board = new YINSH.Board($("w-board"));
     $("w-board").classList.add("view-only");
-    this.stepper = new Stepper(this.board, "w");
+    this.stepper = new Stepper(this.board, "w", (v) => this.draw(v));
     this.board.render(null);
     $("w-run").addEventListener("change", () => this.open());
     $("w-follow").addEventListener("change", () => this.open());
+    $("w-heat").addEventListener("change", () => this.draw(this.stepper.current()));
+  },
+  // draw shows the stepper's position and, for a record, the training target recorded for it: the
+  // policy target as a heat map (and its largest entries), the value target as a WDL bar and a
+  // number, both from the view of the side to act there (as the trainer sees them)
+  draw(view) {
+    const i = this.stepper.i, r = this.rec, tg = r && r.targets ? r.targets[i] : null;
+    const marks = {};
+    $("w-target").hidden = !(r && r.targets);
+    const policy = $("w-policy"), value = $("w-value");
+    policy.replaceChildren(); value.textContent = ""; wdlBar($("w-wdl"), null);
+    delete value.dataset.value; delete value.dataset.side;
+    $("w-target").dataset.ply = String(i);
+    if (r && r.targets && !tg) value.textContent = "Ply " + i + " is the game's final position: no target.";
+    else if (tg && !tg.policy.length) value.textContent = "Ply " + i + " is not a training target (a fast search of playout-cap randomisation, or a forced action): the record keeps its move only.";
+    else if (tg) {
+      if ($("w-heat").checked) marks.heat = policyHeat(tg.policy, (e) => e.prob);
+      const top = tg.policy.slice().sort((a, b) => b.prob - a.prob);
+      tokens(policy, "Policy target (" + tg.policy.length + " actions):", top.slice(0, 6).map((e) => e.action + " " + pct(e.prob)));
+      if (top.length > 6) policy.append(" …");
+      // the value target as the trainer builds it: (1-m)·z + m·q, each a WDL for the side to act
+      const who = colorWord(tg.side), m = r.value_q_mix;
+      const zw = tg.z === null ? null : tg.z > 0 ? [1, 0, 0] : tg.z < 0 ? [0, 0, 1] : [0, 1, 0];
+      const q = tg.root_wdl, sgn = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2);
+      const qText = q ? "q = " + sgn(q[0] - q[2]) + " (the search's root value: win " + pct(q[0]) + ", draw " + pct(q[1]) + ", loss " + pct(q[2]) + ")" : "no root value recorded";
+      const zText = zw ? "z = " + sgn(tg.z) + " (the game's result for " + who + ")" : "no result (an unfinished game)";
+      // the bar: the value target when the run's mix is known, else z (the text says which)
+      let bar = zw, how;
+      if (!zw) how = "no value target: " + zText + "; " + qText + ".";
+      else if (m === undefined) how = zText + "; " + qText + ". The value target is (1 − m)·z + m·q, the run's value_q_mix m unknown (it has no config.yaml).";
+      else if (!q || m === 0) how = "z alone (" + (q ? "value_q_mix 0" : "no root value") + "): " + zText + (q ? "; " + qText : "") + ".";
+      else {
+        bar = zw.map((z, k) => (1 - m) * z + m * q[k]);
+        how = "(1 − m)·z + m·q with the run's value_q_mix m = " + m + ": " + zText + ", " + qText + ".";
+      }
+      let t = how;
+      if (bar) {
+        wdlBar($("w-wdl"), bar, tg.side);
+        t = (zw && m === undefined ? "Result z" : "Value target") + " for " + who + " (to act): " + sgn(bar[0] - bar[2]) + " (win " + pct(bar[0]) + ", draw " + pct(bar[1]) + ", loss " + pct(bar[2]) + ") = " + how;
+      }
+      value.textContent = t;
+      value.dataset.side = tg.side;
+      if (bar) value.dataset.value = (bar[0] - bar[2]).toFixed(4);
+    }
+    this.board.render(view, marks);
   },
   async refreshRuns() {
     const runs = await listRuns($("w-run"));
@@ -1265,6 +1405,7 @@ const Watch = {
       const r = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/games/" + encodeURIComponent(g.shard) + "/" + g.index);
       if (seq !== this.seq) return;
       $("w-title").textContent = r.generator + " · game " + r.id + " · " + r.variant + " · result " + r.recorded_result;
+      this.rec = r;
       this.stepper.set(r, toEnd ? undefined : 0);
     } catch (e) { say($("w-message"), e.message); }
   },
@@ -1274,6 +1415,7 @@ const Watch = {
       const r = await api("GET", "/api/runs/" + encodeURIComponent(this.run) + "/sgf/" + encodeURIComponent(f));
       if (seq !== this.seq) return;
       $("w-title").textContent = f + " · " + r.variant + " · result " + r.recorded_result;
+      this.rec = r;
       this.stepper.set(r, 0);
     } catch (e) { say($("w-message"), e.message); }
   },
@@ -1468,7 +1610,9 @@ const Dash = {
 };
 
 // ---------- keys: in Analyse and Watch, ← → step a ply, Home and End go to the first and last, f flips
-// the board; not while typing in a field, not with a modifier held
+// the board; in Analyse ↑ ↓ go to the previous and next variation at this ply (the moves played
+// instead of the current one, in the move list's order, as lichess); not while typing in a field,
+// not with a modifier held
 
 function keys(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -1483,6 +1627,10 @@ function keys(e) {
     case "Home": s.go(0); break;
     case "End": s.go(s.plies.length - 1); break;
     case "f": case "F": s.flip(); break;
+    case "ArrowUp": case "ArrowDown":
+      if (v !== Analyse) return;
+      Analyse.sibling(e.key === "ArrowDown" ? 1 : -1);
+      break;
     default: return;
   }
   e.preventDefault();
@@ -1505,6 +1653,7 @@ function opponents(sel, list) {
 
 window.addEventListener("DOMContentLoaded", async () => {
   for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => openTab(b.dataset.tab));
+  document.querySelector("[role=tablist]").addEventListener("keydown", tabKeys);
   window.addEventListener("hashchange", followAddress);
   document.addEventListener("keydown", keys);
   window.addEventListener("popstate", followAddress);
@@ -1525,5 +1674,8 @@ window.addEventListener("DOMContentLoaded", async () => {
   } catch (e) { $("server-info").textContent = e.message; }
   showTab(tabOfAddress());
   await Play.resume();
+  // page ready: the board drawn, the address's page shown, a saved game resumed and drawn; the mark
+  // times it from the navigation's start (TestBrowserReloadTime)
+  performance.mark("yinsh-ready");
   document.body.dataset.ready = "1";
 });
