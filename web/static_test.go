@@ -62,3 +62,39 @@ func TestPageInlinesItsFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMethodDefinedTwice: in the page's objects and classes (const X = { … }; and class X { … }
+// at the top level of a script, methods indented by two spaces), no method name is defined twice. A
+// later definition silently replaces the earlier one: Play once had two tick methods, the sound's
+// and the clocks', and the Sound box never made a sound.
+func TestNoMethodDefinedTwice(t *testing.T) {
+	start := regexp.MustCompile(`^(?:const (\w+) = \{|class (\w+) \{)$`)
+	method := regexp.MustCompile(`^  (?:async )?(\w+)\([^)]*\) \{`)
+	for _, name := range []string{"static/app.js", "static/board.js"} {
+		src, err := staticFS.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, seen, objects := "", map[string]int{}, 0
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := start.FindStringSubmatch(line); m != nil {
+				obj, seen = m[1]+m[2], map[string]int{}
+				objects++
+				continue
+			}
+			if obj != "" && (line == "};" || line == "}") {
+				obj = ""
+				continue
+			}
+			if m := method.FindStringSubmatch(line); m != nil && obj != "" {
+				if prev, ok := seen[m[1]]; ok {
+					t.Errorf("%s:%d: %s.%s is defined again (first at line %d): the later one replaces it", name, i+1, obj, m[1], prev)
+				}
+				seen[m[1]] = i + 1
+			}
+		}
+		if name == "static/app.js" && objects < 4 {
+			t.Errorf("%s: found %d objects (Play, Analyse, Watch, Dash, ...): the pattern no longer matches the file", name, objects)
+		}
+	}
+}

@@ -494,9 +494,9 @@ const Play = {
 
   status(text) { $("play-status").textContent = text; },
 
-  // click plays a short click (WebAudio, no audio file) when the Sound box is ticked: one per action
-  // that came since the last render (named apart from tick, the clocks' display)
-  click(n) {
+  // clickSound plays a short click (WebAudio, no audio file) when the Sound box is ticked: one per action
+  // that came since the last render (named apart from click, a point clicked, and tick, the clocks' display)
+  clickSound(n) {
     if (!$("play-sound").checked || !n) return;
     const AC = window.AudioContext || window.webkitAudioContext;
     if (!AC) return;
@@ -543,7 +543,7 @@ const Play = {
     const marks = { hints: [], rows: [], selected: this.selected, animate: true };
     // actions since the last render of this game: a click each (after a new game or an undo, none)
     const seen = this.seen && this.seen.id === g.id ? this.seen.n : g.moves.length;
-    if (g.moves.length > seen) this.click(g.moves.length - seen);
+    if (g.moves.length > seen) this.clickSound(g.moves.length - seen);
     this.seen = { id: g.id, n: g.moves.length };
     if (g.phase === "place") marks.hints = legal.filter((t) => !t.includes("-") && t !== "pass");
     if (g.phase === "move") {
