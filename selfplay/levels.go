@@ -47,8 +47,8 @@ const MaxLevel = 10
 // LevelPrefix starts the player spec of a level.
 const LevelPrefix = "level:"
 
-// Level is one strength level's recipe. Elo is its calibrated rating (scripts/calibrate-levels.sh,
-// BENCHMARKS.md) and EloKnown whether it has been calibrated.
+// Level is one strength level's recipe, with its calibrated rating in each variant
+// (scripts/calibrate-levels.sh, BENCHMARKS.md "Strength levels").
 type Level struct {
 	N    int
 	Sims int // simulations per decision (1: the network's policy alone); 0 at the top level: the command's
@@ -60,24 +60,48 @@ type Level struct {
 	BlunderTopK int
 	// RandomRate is the probability of a uniformly random legal action (level 1 only).
 	RandomRate float64
-	// Elo, with EloLow and EloHigh its interval, is the calibrated rating when EloKnown.
-	Elo, EloLow, EloHigh float64
-	EloKnown             bool
+	// Standard and Blitz are the level's ratings in each variant over that variant's reference
+	// network; the zero Rating: not calibrated.
+	Standard, Blitz Rating
 }
 
-// Levels lists the recipes, Levels[i] is level i+1. The Elo values are not calibrated yet: the
-// calibration (scripts/calibrate-levels.sh) needs a quiet machine.
+// Rating is a level's calibrated Elo with its 95% interval, on the scale of `yinsh ratings`
+// (BayesElo's, whose differences are smaller than a single match's Elo) anchored at random = 0,
+// every player searching at most 500 ms a decision.
+type Rating struct {
+	Elo, Low, High float64
+}
+
+// Known reports whether the rating was calibrated (random, the anchor, is the only player at 0).
+func (r Rating) Known() bool { return r != Rating{} }
+
+// Rating returns the level's rating in games of variant v.
+func (l Level) Rating(v env.Variant) Rating {
+	if v == env.Blitz {
+		return l.Blitz
+	}
+	return l.Standard
+}
+
+// Levels lists the recipes, Levels[i] is level i+1, with the ratings of the calibration of
+// 2026-12-05 (standard: the reference network of 2026-12-05; blitz: nets/blitz.ckpt; 2,160 games
+// each). The simulations grow about 2.5× a level from level 4, which the calibration found to be
+// 145-230 Elo a level in standard games and 120-225 in blitz; levels 1-3 play the network's policy
+// with sampling and blunders (in blitz, level 3 is only 61 Elo [17, 105] over level 2).
 var Levels = [MaxLevel]Level{
-	{N: 1, Sims: 1, Temperature: 1.5, BlunderRate: 0.3, BlunderTopK: 6, RandomRate: 0.3},
-	{N: 2, Sims: 1, Temperature: 1.0, BlunderRate: 0.3, BlunderTopK: 5},
-	{N: 3, Sims: 1, Temperature: 0.6, BlunderRate: 0.2, BlunderTopK: 4},
-	{N: 4, Sims: 1, Temperature: 0.3, BlunderRate: 0.15, BlunderTopK: 3},
-	{N: 5, Sims: 8, Temperature: 0.5, BlunderRate: 0.1, BlunderTopK: 3},
-	{N: 6, Sims: 16, Temperature: 0.3, BlunderRate: 0.07, BlunderTopK: 3},
-	{N: 7, Sims: 32, Temperature: 0.2, BlunderRate: 0.04, BlunderTopK: 2},
-	{N: 8, Sims: 64, Temperature: 0.1, BlunderRate: 0.02, BlunderTopK: 2},
-	{N: 9, Sims: 100},
-	{N: 10}, // the full agent: the reference at the command's settings
+	{N: 1, Sims: 1, Temperature: 0.6, BlunderRate: 0.2, BlunderTopK: 4, RandomRate: 0.05,
+		Standard: Rating{538, 406, 670}, Blitz: Rating{460, 348, 572}},
+	{N: 2, Sims: 1, Temperature: 0.25, BlunderRate: 0.1, BlunderTopK: 3,
+		Standard: Rating{682, 545, 820}, Blitz: Rating{636, 518, 754}},
+	{N: 3, Sims: 2, BlunderRate: 0.05, BlunderTopK: 3,
+		Standard: Rating{911, 768, 1055}, Blitz: Rating{697, 576, 818}},
+	{N: 4, Sims: 12, Standard: Rating{1106, 958, 1254}, Blitz: Rating{815, 690, 940}},
+	{N: 5, Sims: 48, Standard: Rating{1273, 1118, 1428}, Blitz: Rating{995, 862, 1128}},
+	{N: 6, Sims: 140, Standard: Rating{1503, 1341, 1665}, Blitz: Rating{1201, 1060, 1342}},
+	{N: 7, Sims: 330, Standard: Rating{1716, 1547, 1885}, Blitz: Rating{1426, 1276, 1576}},
+	{N: 8, Sims: 800, Standard: Rating{1861, 1687, 2035}, Blitz: Rating{1653, 1495, 1810}},
+	{N: 9, Sims: 1900, Standard: Rating{2023, 1844, 2202}, Blitz: Rating{1813, 1649, 1977}},
+	{N: 10, Standard: Rating{2173, 1982, 2364}, Blitz: Rating{1971, 1793, 2148}}, // the full agent: the reference at the command's settings
 }
 
 // Recipe describes the level in one line.

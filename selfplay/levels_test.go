@@ -61,6 +61,31 @@ func TestLevelRecipes(t *testing.T) {
 	}
 }
 
+// TestLevelRatings: every level is calibrated in both variants, each rating lies inside its
+// interval, and the ratings rise with the level, the first above random (0).
+func TestLevelRatings(t *testing.T) {
+	for _, v := range []env.Variant{env.Standard, env.Blitz} {
+		prev := 0.0
+		for _, lv := range Levels {
+			r := lv.Rating(v)
+			if !r.Known() {
+				t.Errorf("%s: level %d not calibrated", v, lv.N)
+				continue
+			}
+			if !(r.Low < r.Elo && r.Elo < r.High) {
+				t.Errorf("%s: level %d: Elo %v outside its interval [%v, %v]", v, lv.N, r.Elo, r.Low, r.High)
+			}
+			if r.Elo <= prev {
+				t.Errorf("%s: level %d: Elo %v not above the level below (%v)", v, lv.N, r.Elo, prev)
+			}
+			prev = r.Elo
+		}
+	}
+	if (Rating{}).Known() || !(Rating{Elo: 1, Low: 0, High: 2}).Known() {
+		t.Error("Rating.Known: want false for the zero Rating only")
+	}
+}
+
 // levelGame plays one blitz game between two level players and returns its actions.
 func levelGame(t *testing.T, a, b string, seed uint64) []env.Action {
 	t.Helper()
@@ -200,9 +225,11 @@ func tokens(acts []env.Action) string {
 	return b.String()
 }
 
-// TestLevelChoose: a level's choice from a search result. Level 9 plays the search's action; a
-// blundering level plays only the search's choice or one of the top-k others by prior, never an
-// action of low prior; level 1 alone plays the other actions too (its random moves).
+// TestLevelChoose: a level's choice from a search result, for the kinds of recipe (each given here,
+// not read from Levels, whose figures are tuned by calibration). A searching level without
+// temperature plays the search's action; a blundering level plays only the search's choice or one of
+// the top-k others by prior, never an action of low prior; a policy-only level draws from the prior;
+// level 1 alone plays the other actions too (its random moves).
 func TestLevelChoose(t *testing.T) {
 	s := env.NewState(env.Standard)
 	legal := s.LegalActions(nil)
@@ -215,32 +242,37 @@ func TestLevelChoose(t *testing.T) {
 		}
 		res.Children = append(res.Children, c)
 	}
-	count := func(n int) map[env.Action]int {
-		p := &levelPlayer{lv: Levels[n-1], rng: rand.New(rand.NewPCG(1, 2)), legal: legal}
+	count := func(lv Level) map[env.Action]int {
+		p := &levelPlayer{lv: lv, rng: rand.New(rand.NewPCG(1, 2)), legal: legal}
 		m := map[env.Action]int{}
 		for k := 0; k < 2000; k++ {
 			m[p.choose(res)]++
 		}
 		return m
 	}
-	if m := count(9); len(m) != 1 || m[legal[5]] != 2000 {
-		t.Errorf("level 9 played %v, want only the search's %s", m, legal[5])
+	if m := count(Level{N: 9, Sims: 800}); len(m) != 1 || m[legal[5]] != 2000 {
+		t.Errorf("a searching level played %v, want only the search's %s", m, legal[5])
 	}
-	m := count(8) // 64 sims, T 0.1 on visits: action 5; blunders among the top 2 priors: 0 and 1
+	// T 0.1 on visits: action 5; blunders among the top 2 priors: 0 and 1
+	m := count(Level{N: 8, Sims: 64, Temperature: 0.1, BlunderRate: 0.02, BlunderTopK: 2})
 	for a, c := range m {
 		if a != legal[5] && a != legal[0] && a != legal[1] {
-			t.Errorf("level 8 played %s (%d times), not the best nor a top-2 prior", a, c)
+			t.Errorf("a blundering level played %s (%d times), not the best nor a top-2 prior", a, c)
 		}
 	}
 	if b := m[legal[0]] + m[legal[1]]; b < 10 || b > 100 {
-		t.Errorf("level 8 blundered %d times in 2000, want about 2%%", b)
+		t.Errorf("a 2%% blundering level blundered %d times in 2000", b)
 	}
 	// policy-only: drawn from the prior at T 0.3 (weights 0.1^i), blunders among the top 3 others
-	m = count(4)
+	m = count(Level{N: 2, Sims: 1, Temperature: 0.3, BlunderRate: 0.15, BlunderTopK: 3})
 	if m[legal[0]] < 1300 || m[legal[5]] > 20 {
-		t.Errorf("level 4 played %v: want mostly the highest prior %s, rarely the searched %s", m, legal[0], legal[5])
+		t.Errorf("a policy-only level played %v: want mostly the highest prior %s, rarely the searched %s", m, legal[0], legal[5])
 	}
-	if m := count(1); len(m) < len(legal)/2 {
+	// policy-only at temperature 0: the highest prior, whatever the search visited
+	if m := count(Level{N: 2, Sims: 1}); len(m) != 1 || m[legal[0]] != 2000 {
+		t.Errorf("a policy-only level at T 0 played %v, want only the highest prior %s", m, legal[0])
+	}
+	if m := count(Levels[0]); len(m) < len(legal)/2 {
 		t.Errorf("level 1 played %d distinct actions of %d", len(m), len(legal))
 	}
 }

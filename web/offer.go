@@ -91,7 +91,11 @@ func offerOf(spec string, po selfplay.PlayerOptions) (offered, error) {
 		if !nets.Has(po.Variant) || po.Load == nil {
 			return o, fmt.Errorf("web: players: %s plays the reference network, and there is none for %s games here", spec, po.Variant)
 		}
-		o.Label, o.About = fmt.Sprintf("Level %d", n), selfplay.Levels[n-1].Recipe()
+		lv := selfplay.Levels[n-1]
+		o.Label, o.About = fmt.Sprintf("Level %d", n), lv.Recipe()
+		if r := lv.Rating(po.Variant); r.Known() {
+			o.About += fmt.Sprintf("; Elo %.0f (random 0, yinsh levels)", r.Elo)
+		}
 	case spec == nets.Reference:
 		if !nets.Has(po.Variant) || po.Load == nil {
 			return o, fmt.Errorf("web: players: reference: there is no reference network for %s games here", po.Variant)

@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yinsh-zero/yinsh/env"
 	"github.com/yinsh-zero/yinsh/selfplay"
 )
 
 func newLevelsCmd() *cobra.Command {
-	return &cobra.Command{
+	var variant string
+	cmd := &cobra.Command{
 		Use:   "levels",
 		Short: "List the strength levels (player level:N): each one's recipe and calibrated Elo",
 		Long: `List the strength levels, the player specs level:1 (weakest) to level:10 (the full agent), which
@@ -19,23 +21,31 @@ play, arena, engine (set level N), analyze and serve accept: each level's recipe
 network and its Elo with a 95% interval once calibrated (scripts/calibrate-levels.sh: a round robin
 of the levels, random, heuristic and reference, fitted by yinsh ratings). Each variant has its own
 reference network: a level plays the standard one in standard games and the blitz one in blitz
-games, with the same recipe. The Elo column is for standard games (scripts/calibrate-levels.sh's
-default variant).`,
+games, with the same recipe, and its own calibration: --variant picks the column shown.
+
+The Elo is on the scale of yinsh ratings (BayesElo's, whose differences are smaller than a single
+match's Elo), random at 0, every searching player given at most 500 ms a decision.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return levelsRun(cmd.OutOrStdout())
+			v, err := env.ParseVariant(variant)
+			if err != nil {
+				return fmt.Errorf("--variant: %w", err)
+			}
+			return levelsRun(cmd.OutOrStdout(), v)
 		},
 	}
+	cmd.Flags().StringVar(&variant, "variant", "standard", "whose calibration to show: standard or blitz")
+	return cmd
 }
 
-// levelsRun writes the levels table.
-func levelsRun(out io.Writer) error {
+// levelsRun writes the levels table with the ratings of variant v.
+func levelsRun(out io.Writer, v env.Variant) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "level\tElo\trecipe")
+	fmt.Fprintf(w, "level\tElo, %s (random = 0)\trecipe\n", v)
 	for _, lv := range selfplay.Levels {
 		elo := "not calibrated"
-		if lv.EloKnown {
-			elo = fmt.Sprintf("%.0f [%.0f, %.0f]", lv.Elo, lv.EloLow, lv.EloHigh)
+		if r := lv.Rating(v); r.Known() {
+			elo = fmt.Sprintf("%.0f [%.0f, %.0f]", r.Elo, r.Low, r.High)
 		}
 		fmt.Fprintf(w, "%s%d\t%s\t%s\n", selfplay.LevelPrefix, lv.N, elo, lv.Recipe())
 	}

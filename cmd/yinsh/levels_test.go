@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,24 +11,38 @@ import (
 	"github.com/yinsh-zero/yinsh/nets"
 )
 
-// TestLevelsCommand: yinsh levels lists the ten levels with their recipes, the top level the full
-// agent, and no Elo yet (not calibrated).
+// TestLevelsCommand: yinsh levels lists the ten levels with their recipes and their calibrated Elo
+// with its interval, rising with the level, in each variant (--variant); the top level is the full
+// agent.
 func TestLevelsCommand(t *testing.T) {
-	out, errs, code := runCLI(t, "", "levels")
-	if code != 0 {
-		t.Fatalf("code %d: %s", code, errs)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 11 || !strings.HasPrefix(lines[0], "level") {
-		t.Fatalf("want a header and 10 levels:\n%s", out)
-	}
-	for i, l := range lines[1:] {
-		if f := strings.Fields(l); f[0] != "level:"+strconv.Itoa(i+1) || !strings.Contains(l, "not calibrated") {
-			t.Errorf("line %d: %q", i+1, l)
+	for _, v := range []string{"standard", "blitz"} {
+		out, errs, code := runCLI(t, "", "levels", "--variant", v)
+		if code != 0 {
+			t.Fatalf("%s: code %d: %s", v, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 11 || !strings.HasPrefix(lines[0], "level") || !strings.Contains(lines[0], "Elo, "+v+" (random = 0)") {
+			t.Fatalf("%s: want a header and 10 levels:\n%s", v, out)
+		}
+		prev := 0.0
+		for i, l := range lines[1:] {
+			var elo, lo, hi float64
+			f := strings.Fields(l)
+			if f[0] != "level:"+strconv.Itoa(i+1) {
+				t.Errorf("%s line %d: %q", v, i+1, l)
+				continue
+			}
+			if n, err := fmt.Sscanf(strings.Join(f[1:4], " "), "%g [%g, %g]", &elo, &lo, &hi); n != 3 || err != nil || lo >= elo || elo >= hi || elo <= prev {
+				t.Errorf("%s line %d: want Elo [low, high] above %v: %q (%v)", v, i+1, prev, l, err)
+			}
+			prev = elo
+		}
+		if !strings.Contains(lines[10], "the full agent") || !strings.Contains(lines[1], "random legal move") {
+			t.Errorf("level 10 / level 1:\n%s\n%s", lines[10], lines[1])
 		}
 	}
-	if !strings.Contains(lines[10], "the full agent") || !strings.Contains(lines[1], "random legal move") {
-		t.Errorf("level 10 / level 1:\n%s\n%s", lines[10], lines[1])
+	if _, errs, code := runCLI(t, "", "levels", "--variant", "x"); code == 0 || !strings.Contains(errs, `--variant: unknown variant "x"`) {
+		t.Errorf("--variant x: code %d %q", code, errs)
 	}
 }
 
@@ -36,9 +51,9 @@ func TestLevelsCommand(t *testing.T) {
 // without a reference network (blitz, hidden by nets.Hide) refuses the levels and reference.
 func TestPlayLevel(t *testing.T) {
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
-	out, errs, code := runCLI(t, "quit\n", "play", "--level", "3", "--as", "black")
-	if code != 0 || !strings.Contains(out, "against level:3 (standard, network policy") || !strings.Contains(out, "level:3 plays ") {
-		t.Fatalf("--level 3: code %d %q\n%s", code, errs, out)
+	out, errs, code := runCLI(t, "quit\n", "play", "--level", "2", "--as", "black")
+	if code != 0 || !strings.Contains(out, "against level:2 (standard, network policy") || !strings.Contains(out, "level:2 plays ") {
+		t.Fatalf("--level 2: code %d %q\n%s", code, errs, out)
 	}
 	for _, c := range []struct {
 		args []string
