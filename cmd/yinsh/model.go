@@ -16,7 +16,7 @@ import (
 
 func newModelCmd() *cobra.Command {
 	cmd := groupCmd("model", "Create and inspect network checkpoints")
-	cmd.AddCommand(newCmdModelInit(nil), newCmdModelInfo(nil))
+	cmd.AddCommand(newCmdModelInit(nil), newCmdModelInfo(nil), newCmdModelAverage(nil))
 	return cmd
 }
 
