@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestAverage(t *testing.T) {
 		t.Errorf("%d tensors, want the %d of a checkpoint without optimiser", len(avg.Tensors), want)
 	}
 	for name, tn := range before.Tensors {
-		if !slicesEqual(tn.Data, cks[0].Tensors[name].Data) {
+		if !slices.Equal(tn.Data, cks[0].Tensors[name].Data) {
 			t.Fatalf("Average changed its input's %s", name)
 		}
 	}
@@ -76,22 +77,10 @@ func TestAverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, tn := range one.Tensors {
-		if !slicesEqual(tn.Data, cks[0].Tensors[name].Data) {
+		if !slices.Equal(tn.Data, cks[0].Tensors[name].Data) {
 			t.Fatalf("average of one: %s differs", name)
 		}
 	}
-}
-
-func slicesEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAverageRefuses checks the errors: nothing to average, two architectures, two variants, an
