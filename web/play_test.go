@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func gonumLoad(path string) (model.Net, error) { return gonum.Load(path) }
 // TestOpponents: /api/info lists the offered opponents with labels, the server's agent first; a
 // new game plays the one it names, opening its players once; any other name, a file path among
 // them, is a 400 naming the field; without --players a server offers its player and, with a
-// network to load, the ten levels; a bad spec in the list fails New.
+// network to load, the ten levels (each described with its calibrated Elo); a bad spec in the list fails New.
 func TestOpponents(t *testing.T) {
 	t.Setenv("YINSH_CACHE_DIR", t.TempDir())
 	po := selfplay.PlayerOptions{Search: selfplay.Search{Sims: 8}, Variant: env.Standard, Load: gonumLoad}
@@ -39,6 +40,10 @@ func TestOpponents(t *testing.T) {
 	if strings.Join(got, ",") != "random=Random,heuristic=Heuristic,level:1=Level 1,level:3=Level 3" || !info.Opponents[0].Default ||
 		info.Opponents[1].Default || info.Opponents[3].About == "" {
 		t.Fatalf("opponents %+v", info.Opponents)
+	}
+	// a level's description names its calibrated Elo in the server's variant
+	if want := fmt.Sprintf("; Elo %.0f (random 0, yinsh levels)", selfplay.Levels[2].Standard.Elo); !strings.HasSuffix(info.Opponents[3].About, want) {
+		t.Errorf("level:3 about %q, want it to end with %q", info.Opponents[3].About, want)
 	}
 	for _, spec := range []string{"level:3", "level:3", "heuristic"} {
 		var g gameView
