@@ -7,8 +7,8 @@
 # openings (colours swapped) with searching players bounded at MOVETIME ms a decision, appended to
 # DIR/results-levels.jsonl by `yinsh arena --results`; `yinsh ratings DIR --steps CHAIN` then fits
 # every player's Elo with its 95% interval (random at 0) and each step of the chain with the
-# interval of the difference. Copy the figures into Levels (Elo, EloLow, EloHigh, EloKnown) and into
-# BENCHMARKS.md.
+# interval of the difference. Copy the figures into selfplay.Levels (each level's Standard or Blitz
+# Rating{Elo, Low, High}) and into BENCHMARKS.md.
 #
 # Cost: the levels below 10 search a fixed number of simulations (at most 1,900: under MOVETIME on 2 free cores, else MOVETIME bounds them),
 # so their pairs are quick (GAMES games, about a minute each) and a loaded machine only slows them.

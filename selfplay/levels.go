@@ -86,8 +86,8 @@ func (l Level) Rating(v env.Variant) Rating {
 // Levels lists the recipes, Levels[i] is level i+1, with the ratings of the calibration of
 // 2026-12-05 (standard: the reference network of 2026-12-05; blitz: nets/blitz.ckpt; 2,160 games
 // each). The simulations grow about 2.5× a level from level 4, which the calibration found to be
-// 145-230 Elo a level in standard games and 120-225 in blitz; levels 1-3 play the network's policy
-// with sampling and blunders (in blitz, level 3 is only 61 Elo [17, 105] over level 2).
+// 145-230 Elo a level in standard games and 118-226 in blitz, but for level 3, only 61 [17, 105]
+// over level 2 in blitz; levels 1-3 play the network's policy with sampling and blunders.
 var Levels = [MaxLevel]Level{
 	{N: 1, Sims: 1, Temperature: 0.6, BlunderRate: 0.2, BlunderTopK: 4, RandomRate: 0.05,
 		Standard: Rating{538, 406, 670}, Blitz: Rating{460, 348, 572}},

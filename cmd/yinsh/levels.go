@@ -18,8 +18,9 @@ func newLevelsCmd() *cobra.Command {
 		Short: "List the strength levels (player level:N): each one's recipe and calibrated Elo",
 		Long: `List the strength levels, the player specs level:1 (weakest) to level:10 (the full agent), which
 play, arena, engine (set level N), analyze and serve accept: each level's recipe over the reference
-network and its Elo with a 95% interval once calibrated (scripts/calibrate-levels.sh: a round robin
-of the levels, random, heuristic and reference, fitted by yinsh ratings). Each variant has its own
+network and its Elo with a 95% interval once calibrated (scripts/calibrate-levels.sh: matches of
+each player against the next two in the chain random, level:1 ... level:10, reference, and heuristic
+against levels 2-4, fitted by yinsh ratings). Each variant has its own
 reference network: a level plays the standard one in standard games and the blitz one in blitz
 games, with the same recipe, and its own calibration: --variant picks the column shown.
 
