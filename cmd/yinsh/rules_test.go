@@ -1,17 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/yinsh-zero/yinsh/internal/testenv"
 )
 
-// runCLI runs the CLI in-process and returns stdout, stderr and the exit code.
+// runCLI runs the CLI in-process and returns stdout, stderr and the exit code. The streams are
+// SyncBuffers: a command writes to them from several goroutines (a training run's logs, its local
+// workers' logs and its progress bars all go to stderr), as the real os.Stdout and os.Stderr allow.
 func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb testenv.SyncBuffer
 	code := run(args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
