@@ -53,6 +53,10 @@ func TestSelfMatchIsEven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A random net the smallest the config allows beside the rules' action space: what is tested is
+	// the match and its statistics, not the net; the tiny preset's forward passes took three
+	// quarters of the test's time.
+	cfg.Channels, cfg.Blocks, cfg.PolicyChannels = 4, 1, 1
 	net, err := gonum.New(cfg, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +71,10 @@ func TestSelfMatchIsEven(t *testing.T) {
 		t.Fatal(err)
 	}
 	games := map[string]bool{}
-	res, err := selfplay.Match(context.Background(), f, f, selfplay.MatchOptions{Games: 200, Parallel: 2, Seed: 11, Variant: env.Blitz,
+	// The seed: with this net, seeds 1–10 scored 0.42–0.525 (2,000 games: 862 wins, 222 draws, 916
+	// losses, no side favoured); 11, the seed with the tiny preset's net, scores 0.417 here, a
+	// 2-in-100 tail. The games are deterministic, so the seed fixes the outcome.
+	res, err := selfplay.Match(context.Background(), f, f, selfplay.MatchOptions{Games: 200, Parallel: 2, Seed: 9, Variant: env.Blitz,
 		OpeningPlies: selfplay.DefaultOpeningPlies, OnGame: func(_ int, _ selfplay.MatchResult, g selfplay.GameRecord) error {
 			games[g.Opening.String()+" "+stringOf(g.Actions)] = true
 			return nil
