@@ -124,9 +124,28 @@ func (b *browser) waitJS(what, cond, show string) {
 	}
 }
 
+// click clicks the first element sel matches, with the mouse events a user's click makes. chromedp
+// looks the element up and then clicks its node; a page that replaces the element in between (the
+// analysis graph is redrawn when an answer arrives) leaves it a node id that no longer exists, and
+// the click is tried again from the lookup, up to 5 times. A loaded machine made that window wide
+// enough to hit once (TestBrowserAnalyseGame beside go test -count=5).
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !staleNode(err) {
+			break
+		}
+	}
+	if err != nil {
+		b.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// staleNode says whether err is the DevTools protocol's answer for a node id of an element the page
+// has removed since it was looked up.
+func staleNode(err error) bool {
+	return strings.Contains(err.Error(), "Could not find node with given id") || strings.Contains(err.Error(), "No node with given id")
 }
 
 // shot saves a PNG of the whole page (not only the viewport) into the artifacts directory
