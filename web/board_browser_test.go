@@ -124,22 +124,27 @@ func (b *browser) waitJS(what, cond, show string) {
 	}
 }
 
-// click clicks the first element sel matches, with the mouse events a user's click makes. chromedp
-// looks the element up and then clicks its node; a page that replaces the element in between (the
-// analysis graph is redrawn when an answer arrives) leaves it a node id that no longer exists, and
-// the click is tried again from the lookup, up to 5 times. A loaded machine made that window wide
-// enough to hit once (TestBrowserAnalyseGame beside go test -count=5).
+// click clicks the first element sel matches (clickCSS), failing the test if it cannot.
 func (b *browser) click(sel string) {
 	b.t.Helper()
+	if err := clickCSS(b.ctx, sel); err != nil {
+		b.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// clickCSS clicks the first element sel matches, with the mouse events a user's click makes.
+// chromedp looks the element up and then clicks its node; a page that replaces the element in
+// between (the analysis graph is redrawn when an answer arrives) leaves it a node id that no longer
+// exists, and the click is tried again from the lookup, up to 5 times. A loaded machine made that
+// window wide enough to hit once (TestBrowserAnalyseGame beside go test -count=5).
+func clickCSS(ctx context.Context, sel string) error {
 	var err error
 	for try := 0; try < 5; try++ {
-		if err = chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !staleNode(err) {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !staleNode(err) {
 			break
 		}
 	}
-	if err != nil {
-		b.t.Fatalf("click %s: %v", sel, err)
-	}
+	return err
 }
 
 // staleNode says whether err is the DevTools protocol's answer for a node id of an element the page

@@ -166,7 +166,12 @@ func TestBrowserPlaysBlitzGame(t *testing.T) {
 		t.Fatalf("the page did not settle: %+v", state())
 		return pageState{}
 	}
-	click := func(sel string) { t.Helper(); run("click "+sel, chromedp.Click(chromedp.CSS(sel))) }
+	click := func(sel string) {
+		t.Helper()
+		if err := clickCSS(ctx, sel); err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
 
 	run("load the page", chromedp.Navigate(ts.URL+"/?delay=0#play"), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="1"]`)))
 	// the page's load as the browser measures it (navigation start to the load event)
