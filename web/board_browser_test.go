@@ -15,7 +15,8 @@ import (
 
 // The board's browser tests: each "Broken" item of issue #28 in headless Chromium, in the style of
 // TestBrowserPlaysBlitzGame (skipped without Chromium, mandatory under YINSH_BROWSER_TEST=1,
-// skipped under -short). Each starts its own browser and server and takes a few seconds.
+// skipped under -short). Each starts its own server and page (of the package's one Chromium,
+// chromium_test.go) and takes a few seconds.
 
 // browser is a headless Chromium on one page, failing the test on any JavaScript error.
 type browser struct {
@@ -42,23 +43,7 @@ func needBrowser(t *testing.T) string {
 
 func newBrowser(t *testing.T, width, height int) *browser {
 	t.Helper()
-	path := needBrowser(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("headless", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(width, height),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	failOnPageErrors(t, ctx)
-	t.Cleanup(func() {
-		cancel()
-		cancelB()
-		cancelA()
-	})
-	return &browser{t: t, ctx: ctx, art: artifactsDir(t)}
+	return &browser{t: t, ctx: newPage(t, width, height, 60*time.Second), art: artifactsDir(t)}
 }
 
 func (b *browser) do(what string, acts ...chromedp.Action[chromedp.Void]) {

@@ -81,39 +81,14 @@ const pageStateJS = `(() => {
 })()`
 
 func TestBrowserPlaysBlitzGame(t *testing.T) {
-	mandatory := os.Getenv("YINSH_BROWSER_TEST") == "1"
-	path := chromiumPath()
-	switch {
-	case path == "" && mandatory:
-		t.Fatal("YINSH_BROWSER_TEST=1 but no Chromium found (install Debian's chromium package, or set YINSH_CHROMIUM)")
-	case path == "":
-		t.Skip("skipping the browser test: Chromium is not installed (apt-get install -y chromium; YINSH_BROWSER_TEST=1 makes this a failure)")
-	case testing.Short():
-		t.Skip("skipping the browser test in -short mode (go test ./... runs it)")
-	}
+	needBrowser(t)
 	art := artifactsDir(t)
 	runs, _, writer := makeRunsWriter(t)
 	_, ts := newTestServer(t, Options{Player: "random", Runs: runs, Poll: 50 * time.Millisecond})
+	// after the server: cleanups run last first, so the page closes (ending its event streams)
+	// before the server's Close waits for its connections
+	ctx := newPage(t, 1280, 900, 120*time.Second)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("headless", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	defer cancelB()
-	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
-	defer cancel()
-	failOnPageErrors(t, ctx)
 	run := func(what string, acts ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, acts...); err != nil {
