@@ -20,21 +20,7 @@ var plotFiles = []string{
 
 func TestWritePlots(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, plotsDir), 0o755)
-	// generation 1 did not train (no losses, no evaluation); later ones did
-	for g := 1; g <= 6; g++ {
-		m := Metrics{Generation: g, Elapsed: 40 + float64(g),
-			SelfPlay: SelfPlayMetrics{Games: 16, MeanLength: 60 + float64(g), White: 0.5, Black: 0.4, Draw: 0.1, GamesPerHour: 1200 + 10*float64(g)}}
-		if g > 1 {
-			m.Train = TrainMetrics{Steps: 10, LossPolicy: 5 - 0.2*float64(g), LossValue: 1 - 0.05*float64(g), LR: 0.02 / float64(g)}
-			m.Eval = EvalMetrics{VsBest: 0.5 + 0.02*float64(g), BestGames: 20, Baselines: map[string]float64{"random": 0.8, "rollout:50": 0.3}}
-		} else {
-			m.Eval = EvalMetrics{Skipped: true}
-		}
-		if err := AppendMetrics(filepath.Join(dir, MetricsFile), m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writePlotMetrics(t, dir, 6)
 	start := time.Now()
 	if err := WritePlots(dir); err != nil {
 		t.Fatal(err)
@@ -55,6 +41,46 @@ func TestWritePlots(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, plotsDir, "rating.png")); err == nil {
 		t.Error("rating.png without results")
 	}
+}
+
+// writePlotMetrics writes metrics.jsonl of gens generations into dir (and makes plots/):
+// generation 1 did not train (no losses, no evaluation), the later ones did.
+func writePlotMetrics(t testing.TB, dir string, gens int) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(dir, plotsDir), 0o755)
+	for g := 1; g <= gens; g++ {
+		m := Metrics{Generation: g, Elapsed: 40 + float64(g),
+			SelfPlay: SelfPlayMetrics{Games: 16, MeanLength: 60 + float64(g), White: 0.5, Black: 0.4, Draw: 0.1, GamesPerHour: 1200 + 10*float64(g)}}
+		if g > 1 {
+			m.Train = TrainMetrics{Steps: 10, LossPolicy: 5 - 0.2*float64(g), LossValue: 1 - 0.05*float64(g), LR: 0.02 / float64(g)}
+			m.Eval = EvalMetrics{VsBest: 0.5 + 0.02*float64(g), BestGames: 20, Baselines: map[string]float64{"random": 0.8, "rollout:50": 0.3}}
+		} else {
+			m.Eval = EvalMetrics{Skipped: true}
+		}
+		if err := AppendMetrics(filepath.Join(dir, MetricsFile), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWritePlots renders the 8 metric plots of a 6-generation run, as the loop does after
+// every generation.
+func BenchmarkWritePlots(b *testing.B) {
+	dir := b.TempDir()
+	writePlotMetrics(b, dir, 6)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WritePlots(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var size int64
+	for _, p := range plotFiles {
+		if fi, err := os.Stat(filepath.Join(dir, plotsDir, p)); err == nil {
+			size += fi.Size()
+		}
+	}
+	b.ReportMetric(float64(size), "png-bytes")
 }
 
 func TestWallTimes(t *testing.T) {

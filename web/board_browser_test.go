@@ -138,9 +138,12 @@ func staleNode(err error) bool {
 	return strings.Contains(err.Error(), "Could not find node with given id") || strings.Contains(err.Error(), "No node with given id")
 }
 
-// shot saves a PNG of the whole page (not only the viewport) into the artifacts directory
+// shot saves a PNG of the whole page (not only the viewport) into the artifacts directory, if any
 func (b *browser) shot(name string) {
 	b.t.Helper()
+	if b.art == "" {
+		return // no $YINSH_ARTIFACTS: no screenshots (artifactsDir)
+	}
 	buf, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
