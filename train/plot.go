@@ -399,8 +399,8 @@ func SavePNG(p *plot.Plot, w, h vg.Length, path string) error {
 }
 
 // pngEncoder compresses at zlib's fastest level: the loop redraws every plot after each generation,
-// and at the default level the deflate took most of that time (BenchmarkWritePlots), for files
-// only about a fifth smaller.
+// and the fastest level makes that about 15 % quicker than the default (BenchmarkWritePlots: 153 →
+// 130 ms for the 8 plots) for files about 4 % larger. Most of what remains is the PNG row filters.
 var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
 
 // writePNG encodes img as a PNG into path, atomically.
