@@ -550,16 +550,19 @@ func evaluatePhase(ctx context.Context, o Options, cand, best model.Net, g int, 
 		if ec.Gate == "sprt" { // a sequential test: the match ends once it decides, evaluation.games its most
 			stop = sprt.Stop
 		}
-		res, err := matchNet(bestGen(bestPath), ec.Games, seed, stop)
+		bg := bestGen(bestPath)
+		res, err := matchNet(bg, ec.Games, seed, stop)
 		if err != nil {
 			return em, false, err
 		}
-		em.VsBest, em.BestGames = res.Score(), res.Games()
+		em.VsBest, em.BestGames, em.Best = res.Score(), res.Games(), GenName(bg)
 		switch ec.Gate {
 		case "score":
 			promote = res.Score() >= ec.GateScore
+			em.Verdict = map[bool]string{true: "pass", false: "fail"}[promote]
 		case "sprt":
-			promote = sprt.Final(res) == stats.AcceptH1
+			v := sprt.Final(res)
+			promote, em.Verdict = v == stats.AcceptH1, string(v)
 		}
 	}
 	em.Promoted = promote

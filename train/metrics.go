@@ -78,7 +78,12 @@ type TrainMetrics struct {
 type EvalMetrics struct {
 	VsBest float64 `json:"vs_best"` // candidate's score against the previous best
 	// BestGames is the number of games against the best (0: no gating match, always promoted).
-	BestGames int                `json:"best_games,omitempty"`
+	BestGames int `json:"best_games,omitempty"`
+	// Best is the network the gate played (a generation's name, "gen-0007"); "" without a gate.
+	Best string `json:"best,omitempty"`
+	// Verdict is the gate's: under evaluation.gate sprt the GSPRT's "H1" (promoted), "H0" or
+	// "continue" (undecided after evaluation.games: not promoted); "pass" or "fail" under gate score.
+	Verdict   string             `json:"verdict,omitempty"`
 	Promoted  bool               `json:"promoted"`
 	Baselines map[string]float64 `json:"baselines"` // candidate's score against each baseline
 	// Ladder is the candidate's score against each earlier generation it played (evaluation.ladder).

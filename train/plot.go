@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -37,12 +38,17 @@ func WritePlots(dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Join(dir, plotsDir), 0o755); err != nil {
+		return err
+	}
 	ratings, anchor, rerr := runRatings(dir) // nothing rated yet (rerr): no rating plots
 	var title string
+	var gates []GateMatch
 	if rerr == nil {
 		rs, _ := ReadResults(dir) // runRatings read them
 		title = ratingTitle(anchor, rs)
-		if err := writeRatingPlot(dir, ratings, title); err != nil {
+		gates = GateMatches(ms, rs)
+		if err := writeRatingPlot(dir, ratings, gates, title); err != nil {
 			return fmt.Errorf("rating.png: %w", err)
 		}
 	}
@@ -69,7 +75,7 @@ func WritePlots(dir string) error {
 	if rerr != nil {
 		return nil
 	}
-	if err := writeRatingPlotAt(dir, ratings, title, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
+	if err := writeRatingPlotAt(dir, ratings, gates, title, "rating-time.png", "wall time ("+unit.name+")", func(g int) (float64, bool) {
 		x, ok := genX[g]
 		return x, ok
 	}); err != nil {
@@ -414,9 +420,11 @@ func writePNG(path string, img image.Image) error {
 
 // writeRatingPlot draws every generation's Elo in ratings (fitted from all of the run's results, so early
 // generations gain from later matches), with its 95% interval as error bars, relative to the anchor
-// (gen-0000 once the ladder reaches it); the baselines are horizontal dashed lines.
-func writeRatingPlot(dir string, ratings []Rating, title string) error {
-	return writeRatingPlotAt(dir, ratings, title, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
+// (gen-0000 once the ladder reaches it); the baselines are horizontal dashed lines. With gate matches
+// (evaluation.games > 0) the generations the gate kept out are hollow, the best network's rating is a
+// step line, and a lower panel shows each gate match (see writeRatingPlotAt).
+func writeRatingPlot(dir string, ratings []Rating, gates []GateMatch, title string) error {
+	return writeRatingPlotAt(dir, ratings, gates, title, "rating.png", "generation", func(g int) (float64, bool) { return float64(g), true })
 }
 
 // ratingTitle is the rating plots' title: the anchor, and the search budget the ratings were
@@ -474,14 +482,23 @@ func evalBudget(rs []Result) string {
 
 // writeRatingPlotAt is writeRatingPlot with generation g drawn at x(g) (false: not drawn), labelled
 // xlabel, into plots/file.
-func writeRatingPlotAt(dir string, ratings []Rating, title, file, xlabel string, x func(g int) (float64, bool)) error {
-	var pts plotter.XYs
-	var errs plotter.YErrors
+//
+// The lower panel, drawn when gates is not empty, answers whether each gated generation improved on
+// the best: its Elo against the best network it played, with the match's 95 % interval (game pairs),
+// green when the interval lies above 0, red when below, grey when it contains 0; filled when the
+// gate promoted it, a ring when it kept the best. Infinite ends (a sweep) are drawn at the panel's edge.
+func writeRatingPlotAt(dir string, ratings []Rating, gates []GateMatch, title, file, xlabel string, x func(g int) (float64, bool)) error {
 	type baseline struct {
 		name string
 		elo  float64
 	}
 	var bases []baseline
+	kept := map[int]bool{} // generations the gate did not promote
+	for _, gm := range gates {
+		kept[gm.Gen] = !gm.Promoted
+	}
+	var promoted, rejected ratingPoints
+	elo := map[int]float64{} // rated generations' Elo
 	last := 0.0
 	for _, r := range ratings {
 		var g int
@@ -490,61 +507,244 @@ func writeRatingPlotAt(dir string, ratings []Rating, title, file, xlabel string,
 			if !r.Elo.finite() || !ok {
 				continue
 			}
-			pts = append(pts, plotter.XY{X: gx, Y: r.Elo.Value})
-			errs = append(errs, struct{ Low, High float64 }{r.Elo.Value - r.Elo.Low, r.Elo.High - r.Elo.Value})
+			elo[g] = r.Elo.Value
+			pts := &promoted
+			if kept[g] {
+				pts = &rejected
+			}
+			pts.add(gx, r.Elo.Value, r.Elo.Value-r.Elo.Low, r.Elo.High-r.Elo.Value)
 			last = max(last, gx)
 		} else if !math.IsInf(r.Elo.Value, 0) {
 			bases = append(bases, baseline{r.Player, r.Elo.Value})
 		}
 	}
-	if len(pts) == 0 {
+	if len(promoted.xy)+len(rejected.xy) == 0 {
 		return nil
 	}
-	sort.Sort(byX{pts, errs})
 	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
+	if len(gates) == 0 {
+		p.Title.Text = title
+	}
 	p.Y.Label.Text = "Elo"
 	p.Add(plotter.NewGrid())
-	line, points, err := plotter.NewLinePoints(pts)
+	all := promoted.merge(rejected)
+	line, err := plotter.NewLine(all.xy)
 	if err != nil {
 		return err
 	}
-	bars, err := plotter.NewYErrorBars(struct {
-		plotter.XYer
-		plotter.YErrorer
-	}{pts, errs})
-	if err != nil {
-		return err
+	line.Color = color.Gray{Y: 190}
+	p.Add(line)
+	for _, s := range []struct {
+		pts    ratingPoints
+		name   string
+		filled bool
+	}{{promoted, "promoted", true}, {rejected, "kept out by the gate", false}} {
+		if len(s.pts.xy) == 0 {
+			continue
+		}
+		sc, bars, err := s.pts.draw(plotutil.Color(2), s.filled)
+		if err != nil {
+			return err
+		}
+		p.Add(sc, bars)
+		name := s.name
+		if len(gates) == 0 {
+			name = "generations"
+		}
+		p.Legend.Add(name, sc)
 	}
-	p.Add(line, points, bars)
-	p.Legend.Add("generations", line, points)
+	if len(gates) > 0 { // the best network's rating after each generation's gate
+		var best plotter.XYs
+		cur, gens := 0, make([]int, 0, len(elo))
+		for g := range elo {
+			gens = append(gens, g)
+		}
+		sort.Ints(gens)
+		for _, g := range gens {
+			if !kept[g] {
+				cur = g
+			}
+			if e, ok := elo[cur]; ok {
+				gx, _ := x(g)
+				best = append(best, plotter.XY{X: gx, Y: e})
+			}
+		}
+		if len(best) > 0 {
+			l, err := plotter.NewLine(best)
+			if err != nil {
+				return err
+			}
+			l.StepStyle = plotter.PostStep
+			l.Color, l.Width = plotutil.Color(1), vg.Points(1.5)
+			p.Add(l)
+			p.Legend.Add("best network", l)
+		}
+	}
 	for i, b := range bases {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: b.elo}, {X: max(last, 1), Y: b.elo}})
 		if err != nil {
 			return err
 		}
-		l.Color = plotutil.Color(i + 1)
+		l.Color = plotutil.Color(i + 3)
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add(b.name, l)
 	}
 	// headroom above the highest bar or line for the legend, which sits top left
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, pt := range pts {
-		lo, hi = min(lo, pt.Y-errs[i].Low), max(hi, pt.Y+errs[i].High)
+	for i, pt := range all.xy {
+		lo, hi = min(lo, pt.Y-all.e[i].Low), max(hi, pt.Y+all.e[i].High)
 	}
 	for _, b := range bases {
 		lo, hi = min(lo, b.elo), max(hi, b.elo)
 	}
-	if hi > lo {
-		p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+0.08*(hi-lo)*float64(len(bases)+2)
+	entries := len(bases) + 2
+	if len(gates) > 0 {
+		entries += 2
 	}
-	p.Title.Padding = vg.Points(8)
+	if hi > lo {
+		p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+0.08*(hi-lo)*float64(entries)
+	}
 	p.X.Tick.Marker = niceTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
-	return SavePNG(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotsDir, file))
+	path := filepath.Join(dir, plotsDir, file)
+	if len(gates) == 0 {
+		p.X.Label.Text = xlabel
+		p.Title.Padding = vg.Points(8)
+		return SavePNG(p, 7*vg.Inch, 4.5*vg.Inch, path)
+	}
+	q, err := gatePanel(gates, x, xlabel)
+	if err != nil {
+		return err
+	}
+	// both panels share the x range
+	p.X.Min, p.X.Max = min(p.X.Min, q.X.Min), max(p.X.Max, q.X.Max)
+	q.X.Min, q.X.Max = p.X.Min, p.X.Max
+	w, h := 7*vg.Inch, 8*vg.Inch
+	img := vgimg.New(w, h)
+	dc := draw.New(img)
+	ts := plot.New().Title.TextStyle
+	ts.Font.Size = vg.Points(13)
+	ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+	dc.FillText(ts, vg.Point{X: w / 2, Y: h - vg.Points(6)}, title)
+	area := draw.Crop(dc, 0, 0, 0, -vg.Inch*0.55)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter,
+		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	plots := [][]*plot.Plot{{p}, {q}}
+	cs := plot.Align(plots, tiles, area)
+	p.Draw(cs[0][0])
+	q.Draw(cs[1][0])
+	return writePNG(path, img.Image())
+}
+
+// gatePanel is rating.png's lower panel (see writeRatingPlotAt).
+func gatePanel(gates []GateMatch, x func(g int) (float64, bool), xlabel string) (*plot.Plot, error) {
+	q := plot.New()
+	q.Title.Text = "Each gated generation against the best it played: Elo, 95% interval\n(filled: promoted; ring: the best kept)"
+	q.X.Label.Text, q.Y.Label.Text = xlabel, "Elo vs the best"
+	q.Add(plotter.NewGrid())
+	// the y range: the finite values and ends, at most ±800
+	lim := 100.0
+	for _, gm := range gates {
+		for _, v := range []float64{gm.Elo.Value, gm.Elo.Low, gm.Elo.High} {
+			if !math.IsInf(v, 0) && !math.IsNaN(v) {
+				lim = max(lim, math.Abs(v)*1.1)
+			}
+		}
+	}
+	lim = min(lim, 800)
+	classes := []struct {
+		improved int
+		name     string
+		c        color.Color
+	}{
+		{1, "interval above 0 (improved)", color.RGBA{R: 0x1a, G: 0x98, B: 0x50, A: 0xff}},
+		{0, "interval contains 0 (not separated)", color.Gray{Y: 120}},
+		{-1, "interval below 0 (weaker)", color.RGBA{R: 0xd7, G: 0x30, B: 0x27, A: 0xff}},
+	}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, cl := range classes {
+		for _, promotedSet := range []bool{true, false} {
+			var pts ratingPoints
+			for _, gm := range gates {
+				gx, ok := x(gm.Gen)
+				if !ok || gm.Improved() != cl.improved || gm.Promoted != promotedSet {
+					continue
+				}
+				v := clampElo(gm.Elo.Value, lim)
+				pts.add(gx, v, v-clampElo(gm.Elo.Low, lim), clampElo(gm.Elo.High, lim)-v)
+				xmin, xmax = min(xmin, gx), max(xmax, gx)
+			}
+			if len(pts.xy) == 0 {
+				continue
+			}
+			sc, bars, err := pts.draw(cl.c, promotedSet)
+			if err != nil {
+				return nil, err
+			}
+			q.Add(sc, bars)
+			name := cl.name
+			if !promotedSet {
+				name += ", best kept"
+			}
+			q.Legend.Add(name, sc)
+		}
+	}
+	if xmax >= xmin {
+		zero, err := plotter.NewLine(plotter.XYs{{X: min(xmin, 0), Y: 0}, {X: max(xmax, 1), Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		zero.Color = color.Gray{Y: 60}
+		zero.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		q.Add(zero)
+	}
+	q.Y.Min, q.Y.Max = -lim, lim*1.6 // headroom for the legend, top left
+	q.X.Tick.Marker = niceTicks{}
+	q.Legend.Top, q.Legend.Left = true, true
+	q.Legend.XOffs, q.Legend.YOffs = vg.Points(6), -vg.Points(4)
+	return q, nil
+}
+
+// ratingPoints are points with asymmetric vertical error bars.
+type ratingPoints struct {
+	xy plotter.XYs
+	e  plotter.YErrors
+}
+
+func (r *ratingPoints) add(x, y, below, above float64) {
+	r.xy = append(r.xy, plotter.XY{X: x, Y: y})
+	r.e = append(r.e, struct{ Low, High float64 }{below, above})
+}
+
+// merge returns r's and o's points together, sorted by x.
+func (r ratingPoints) merge(o ratingPoints) ratingPoints {
+	m := ratingPoints{append(append(plotter.XYs{}, r.xy...), o.xy...), append(append(plotter.YErrors{}, r.e...), o.e...)}
+	sort.Sort(byX{m.xy, m.e})
+	return m
+}
+
+// draw makes the points (filled circles, or rings) and their error bars in colour c.
+func (r ratingPoints) draw(c color.Color, filled bool) (*plotter.Scatter, *plotter.YErrorBars, error) {
+	sc, err := plotter.NewScatter(r.xy)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc.Color, sc.Radius = c, vg.Points(3)
+	sc.Shape = draw.CircleGlyph{}
+	if !filled {
+		sc.Shape = draw.RingGlyph{}
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{r.xy, r.e})
+	if err != nil {
+		return nil, nil, err
+	}
+	bars.Color = c
+	return sc, bars, nil
 }
 
 // byX sorts points and their error bars together by x.

@@ -24,8 +24,27 @@ func newRunsCmd() *cobra.Command {
 		Short: "Inspect training run directories",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdRunsCheck(nil))
+	cmd.AddCommand(newCmdRunsCheck(nil), newCmdRunsPlot())
 	return cmd
+}
+
+func newCmdRunsPlot() *cobra.Command {
+	return &cobra.Command{
+		Use:   "plot DIR",
+		Short: "Redraw a run's plots (DIR/plots/*.png) from its metrics.jsonl and results.jsonl",
+		Long: `Redraw a run's plots from its metrics.jsonl and results.jsonl, as yinsh train does after every
+generation: after upgrading yinsh (newer plots), after adding results to the run directory (a
+results-*.jsonl file of later matches; yinsh ratings reads them too), or for a run that was
+stopped. Nothing else in the run is read or written; each PNG is replaced atomically.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := train.WritePlots(args[0]); err != nil {
+				return fmt.Errorf("runs plot %s: %w", args[0], err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "plots:", filepath.Join(args[0], "plots"))
+			return nil
+		},
+	}
 }
 
 func newCmdRunsCheck(runF func(*RunsCheckOptions) error) *cobra.Command {

@@ -154,3 +154,27 @@ func TestTrainSignal(t *testing.T) {
 		t.Fatalf("check after resume: exit %d\n%s", c, o)
 	}
 }
+
+// TestRunsPlot: yinsh runs plot redraws a run's plots from its files (a deleted rating.png comes
+// back), and on a directory that is not a run exits 1 naming the file it could not read.
+func TestRunsPlot(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	if _, errs, code := runCLI(t, "", "train", "--config", writeTinyConfig(t, 1), "--run", run); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, errs)
+	}
+	rating := filepath.Join(run, "plots", "rating.png")
+	if err := os.Remove(rating); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runCLI(t, "", "runs", "plot", run); code != 0 || !strings.Contains(out, "plots: "+filepath.Join(run, "plots")) {
+		t.Fatalf("runs plot: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(rating); err != nil {
+		t.Fatalf("rating.png not redrawn: %v", err)
+	}
+	empty := t.TempDir()
+	_, errs, code := runCLI(t, "", "runs", "plot", empty)
+	if code != 1 || !strings.Contains(errs, filepath.Join(empty, train.MetricsFile)) {
+		t.Fatalf("runs plot of an empty directory: exit %d, stderr %q; want 1 naming metrics.jsonl", code, errs)
+	}
+}
