@@ -605,7 +605,7 @@ func writeRatingPlotAt(dir string, ratings []Rating, gates []GateMatch, title, f
 	if hi > lo {
 		p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+0.08*(hi-lo)*float64(entries)
 	}
-	p.X.Tick.Marker = niceTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	path := filepath.Join(dir, plotsDir, file)
@@ -701,7 +701,7 @@ func gatePanel(gates []GateMatch, x func(g int) (float64, bool), xlabel string) 
 		q.Add(zero)
 	}
 	q.Y.Min, q.Y.Max = -lim, lim*1.6 // headroom for the legend, top left
-	q.X.Tick.Marker = niceTicks{}
+	q.X.Tick.Marker, q.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	q.Legend.Top, q.Legend.Left = true, true
 	q.Legend.XOffs, q.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	return q, nil
