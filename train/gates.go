@@ -1,10 +1,6 @@
 package train
 
-import (
-	"math"
-
-	"github.com/yinsh-zero/yinsh/train/stats"
-)
+import "github.com/yinsh-zero/yinsh/train/stats"
 
 // GateMatch is one generation's promotion match against the best network (evaluation.games > 0),
 // read back from the run's metrics.jsonl and results.jsonl: whether the generation improved on the
@@ -73,12 +69,4 @@ func resultStats(r Result) stats.Results {
 		}
 	}
 	return stats.Trinomial{Losses: r.Losses, Draws: r.Draws, Wins: r.Wins}
-}
-
-// clampElo bounds x to [-lim, lim] for drawing (a sweep's infinite end at the panel's edge).
-func clampElo(x, lim float64) float64 {
-	if math.IsNaN(x) {
-		return 0
-	}
-	return math.Max(-lim, math.Min(lim, x))
 }

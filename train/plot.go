@@ -41,11 +41,15 @@ func WritePlots(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, plotsDir), 0o755); err != nil {
 		return err
 	}
-	ratings, anchor, rerr := runRatings(dir) // nothing rated yet (rerr): no rating plots
-	var title string
+	// nothing rated yet (rerr): no rating plots
+	var ratings []Rating
+	var anchor, title string
 	var gates []GateMatch
+	rs, rerr := ReadResults(dir)
 	if rerr == nil {
-		rs, _ := ReadResults(dir) // runRatings read them
+		ratings, anchor, rerr = FitRatingsAuto(rs)
+	}
+	if rerr == nil {
 		title = ratingTitle(anchor, rs)
 		gates = GateMatches(ms, rs)
 		if err := writeRatingPlot(dir, ratings, gates, title); err != nil {
@@ -374,11 +378,7 @@ func (f figure) save(path, xlabel string) error {
 	h := vg.Inch * (panelHeight*vg.Length(n) + titleHeight)
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
-	// title across the top
-	title := plot.New().Title.TextStyle
-	title.Font.Size = vg.Points(13)
-	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
-	dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Points(6)}, f.title)
+	drawFigureTitle(dc, w, h, f.title)
 	area := draw.Crop(dc, 0, -legW, 0, -vg.Inch*titleHeight)
 	tiles := draw.Tiles{Rows: n, Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter,
 		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
@@ -394,6 +394,14 @@ func (f figure) save(path, xlabel string) error {
 		legends[i].Draw(lc)
 	}
 	return writePNG(path, img.Image())
+}
+
+// drawFigureTitle writes a multi-panel figure's title across the top of its w × h canvas dc.
+func drawFigureTitle(dc draw.Canvas, w, h vg.Length, text string) {
+	ts := plot.New().Title.TextStyle
+	ts.Font.Size = vg.Points(13)
+	ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+	dc.FillText(ts, vg.Point{X: w / 2, Y: h - vg.Points(6)}, text)
 }
 
 // SavePNG renders p at w × h into path as a PNG, atomically (internal/atomicfile): every plot of a
@@ -624,10 +632,7 @@ func writeRatingPlotAt(dir string, ratings []Rating, gates []GateMatch, title, f
 	w, h := 7*vg.Inch, 8*vg.Inch
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
-	ts := plot.New().Title.TextStyle
-	ts.Font.Size = vg.Points(13)
-	ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
-	dc.FillText(ts, vg.Point{X: w / 2, Y: h - vg.Points(6)}, title)
+	drawFigureTitle(dc, w, h, title)
 	area := draw.Crop(dc, 0, 0, 0, -vg.Inch*0.55)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter,
 		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
@@ -705,6 +710,14 @@ func gatePanel(gates []GateMatch, x func(g int) (float64, bool), xlabel string) 
 	q.Legend.Top, q.Legend.Left = true, true
 	q.Legend.XOffs, q.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	return q, nil
+}
+
+// clampElo bounds x to [-lim, lim] for drawing (a sweep's infinite end at the panel's edge).
+func clampElo(x, lim float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return math.Max(-lim, math.Min(lim, x))
 }
 
 // ratingPoints are points with asymmetric vertical error bars.
