@@ -38,7 +38,25 @@ type Config struct {
 	// Cluster, with a server, takes the self-play games from workers over NATS JetStream instead
 	// of playing them in this process (absent: the single-process loop).
 	Cluster ClusterConfig `yaml:"cluster,omitempty"`
+	// Reanalyse, with games > 0, re-searches earlier generations' self-play games with the best
+	// network every generation (absent: off).
+	Reanalyse ReanalyseConfig `yaml:"reanalyse,omitempty"`
 }
+
+// ReanalyseConfig is Reanalyse (MuZero Reanalyse, Schrittwieser et al. 2021): after each
+// generation's self-play, Games self-play games drawn from the Generations generations before it
+// are replayed and every training position searched again by the best network (the self-play
+// search: simulations, Gumbel, rollout mix), and the copies with the fresh policy targets and root
+// values go into the run's games and the replay window as new games (generator
+// "reanalyse:gen-NNNN"), each position drawable max_reuse times again. A reanalysed game costs about
+// what playing it cost; it buys fresher targets for recorded positions instead of new positions.
+type ReanalyseConfig struct {
+	Games       int `yaml:"games"`       // self-play games re-searched per generation (0: off)
+	Generations int `yaml:"generations"` // drawn uniformly from the self-play games of this many generations back (1: the previous one)
+}
+
+// IsZero reports Reanalyse off (so the resolved config of a run without it does not mention it).
+func (r ReanalyseConfig) IsZero() bool { return r.Games == 0 }
 
 // CheckpointsConfig is the retention of checkpoints/gen-NNNN.ckpt.
 type CheckpointsConfig struct {
@@ -406,6 +424,11 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Cluster.validate(); err != nil {
 		return err
+	}
+	if re := c.Reanalyse; re.Games < 0 || re.Games > 100000 {
+		return bad("reanalyse.games", re.Games, "0..100000")
+	} else if re.Games > 0 && (re.Generations < 1 || re.Generations > 1000) {
+		return bad("reanalyse.generations", re.Generations, "1..1000 when reanalyse.games > 0")
 	}
 	if _, err := c.Architecture(); err != nil {
 		return err

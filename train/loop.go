@@ -43,13 +43,14 @@ const (
 
 // State is what a run has completed; it is rewritten atomically at the end of every generation.
 type State struct {
-	Format         int    `json:"format"`          // StateFormat (0: written before the field existed)
-	Generation     int    `json:"generation"`      // generations completed
-	Best           string `json:"best"`            // checkpoint of the best network (relative path)
-	Current        string `json:"current"`         // checkpoint of the latest trained network
-	Step           int64  `json:"step"`            // optimiser steps taken
-	Games          int    `json:"games"`           // self-play games played
-	SamplesTrained int64  `json:"samples_trained"` // positions used in training steps
+	Format         int    `json:"format"`               // StateFormat (0: written before the field existed)
+	Generation     int    `json:"generation"`           // generations completed
+	Best           string `json:"best"`                 // checkpoint of the best network (relative path)
+	Current        string `json:"current"`              // checkpoint of the latest trained network
+	Step           int64  `json:"step"`                 // optimiser steps taken
+	Games          int    `json:"games"`                // self-play games played
+	Reanalysed     int    `json:"reanalysed,omitempty"` // reanalysed copies of games recorded (config reanalyse)
+	SamplesTrained int64  `json:"samples_trained"`      // positions used in training steps
 	// WindowUses is the file (relative path) of the replay window's draw counts after the last
 	// completed generation ("" before the first).
 	WindowUses string `json:"window_uses,omitempty"`
@@ -201,6 +202,16 @@ func Train(ctx context.Context, o Options) error {
 		st.Games += sps.Games
 		m.SelfPlay = selfPlayMetrics(sps)
 		m.Recovered = sps.Games > 0 && sps.Recovered == sps.Games
+
+		// 1b. Reanalyse: earlier self-play games searched again by the best network
+		if cfg.Reanalyse.Games > 0 {
+			if m.Reanalyse, err = reanalysePhase(ctx, o, best, gdir, window, g); err != nil {
+				return fmt.Errorf("generation %d %w", g, err)
+			}
+			if m.Reanalyse != nil {
+				st.Reanalysed += m.Reanalyse.Games
+			}
+		}
 
 		// 2. training on the replay window
 		tm, err := trainPhase(ctx, o, current, window, g)

@@ -385,7 +385,7 @@ func readState(dir string, c *RunCheck) *State {
 	for _, f := range []struct {
 		name string
 		v    int64
-	}{{"step", st.Step}, {"games", int64(st.Games)}, {"samples_trained", st.SamplesTrained}} {
+	}{{"step", st.Step}, {"games", int64(st.Games)}, {"reanalysed", int64(st.Reanalysed)}, {"samples_trained", st.SamplesTrained}} {
 		if f.v < 0 {
 			c.bad(StateFile, f.name, "%d, want ≥ 0", f.v)
 			ok = false
@@ -586,8 +586,12 @@ func verifyShards(dir string, st *State, c *RunCheck) {
 				}
 			}
 		}
-		if total != st.Games {
-			c.bad(StateFile, "games", "%d, the shards it records hold %d games", st.Games, total)
+		if total != st.Games+st.Reanalysed {
+			if st.Reanalysed > 0 {
+				c.bad(StateFile, "games", "%d and reanalysed %d, the shards it records hold %d games", st.Games, st.Reanalysed, total)
+			} else {
+				c.bad(StateFile, "games", "%d, the shards it records hold %d games", st.Games, total)
+			}
 		}
 	}
 	if c.Config == nil {
@@ -619,10 +623,11 @@ func verifyShards(dir string, st *State, c *RunCheck) {
 			continue
 		}
 		for k, r := range recs {
+			reanalysed := r.Generator == ReanalysePrefix+gen // the generation in flight's Reanalyse copies
 			switch {
-			case r.Generator != gen:
+			case r.Generator != gen && !reanalysed:
 				c.bad(rel, fmt.Sprintf("record %d", k+1), "game %d of %s, but a shard not recorded in state.json may only hold games of %s (the generation in flight): a copy of a committed shard?", r.ID, r.Generator, gen)
-			case len(seeds) > 0 && !seeds[r.ID]:
+			case len(seeds) > 0 && !seeds[r.ID] && !reanalysed:
 				c.bad(rel, fmt.Sprintf("record %d", k+1), "game id %d is none of the seeds of %s's %d games", r.ID, gen, n)
 			case seen[r.ID] != "":
 				c.bad(rel, fmt.Sprintf("record %d", k+1), "game %d of %s is also in %s", r.ID, gen, seen[r.ID])

@@ -10,13 +10,15 @@ import (
 
 // Metrics is one generation's line in metrics.jsonl.
 type Metrics struct {
-	Generation int                `json:"generation"`
-	Time       string             `json:"time"`
-	SelfPlay   SelfPlayMetrics    `json:"selfplay"`
-	Train      TrainMetrics       `json:"train"`
-	Eval       EvalMetrics        `json:"eval"`
-	Best       string             `json:"best"`              // the best network after this generation
-	Ratings    map[string]float64 `json:"ratings,omitempty"` // Elo of every player so far (RatingAnchor = 0)
+	Generation int             `json:"generation"`
+	Time       string          `json:"time"`
+	SelfPlay   SelfPlayMetrics `json:"selfplay"`
+	Train      TrainMetrics    `json:"train"`
+	// Reanalyse is the generation's Reanalyse phase (nil: off, or nothing to reanalyse yet).
+	Reanalyse *ReanalyseMetrics  `json:"reanalyse,omitempty"`
+	Eval      EvalMetrics        `json:"eval"`
+	Best      string             `json:"best"`              // the best network after this generation
+	Ratings   map[string]float64 `json:"ratings,omitempty"` // Elo of every player so far (RatingAnchor = 0)
 	// RatingAnchor is the player fixed at Elo 0 (gen-0000 once the ladder reaches it, else random);
 	// Elo is this generation's rating against it with its 95% interval, as fitted at the time.
 	RatingAnchor string    `json:"rating_anchor,omitempty"`
@@ -132,6 +134,9 @@ func (m *Metrics) Summary(total int) string {
 		if m.SelfPlay.Stale > 0 {
 			fmt.Fprintf(&b, ", %d stale dropped", m.SelfPlay.Stale)
 		}
+	}
+	if r := m.Reanalyse; r != nil {
+		fmt.Fprintf(&b, "; reanalysed %d games (%.0f/h, policy change %.2f, value change %.2f)", r.Games, r.GamesPerHour, r.PolicyChange, r.ValueChange)
 	}
 	if m.Train.Steps > 0 {
 		if m.Train.Steps < m.Train.TargetSteps {

@@ -39,7 +39,7 @@ func resumeTestConfig(t testing.TB, gens int) Config {
 		"training.steps_per_generation=3", "training.batch_size=8", "training.min_positions=10",
 		"evaluation.games=2", "evaluation.simulations=2", "evaluation.parallel=2", "evaluation.gate=none",
 		"evaluation.baseline_games=2", "evaluation.baselines=[random]", "evaluation.ladder=[1]",
-		"evaluation.ladder_games=2", "evaluation.anchor_games=2",
+		"evaluation.ladder_games=2", "evaluation.anchor_games=2", "reanalyse.games=2", "reanalyse.generations=1",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -161,8 +161,12 @@ func summarise(t *testing.T, dir string) runSummary {
 			opp = append(opp, b)
 		}
 		sort.Strings(opp)
-		s.Metrics = append(s.Metrics, fmt.Sprintf("gen %d: %d games (%d targets counted), %d steps, window %d, vs %v, best %s",
-			m.Generation, m.SelfPlay.Games, min(m.SelfPlay.Targets, 1), m.Train.Steps, min(m.Train.Window, 1), opp, m.Best))
+		re := 0
+		if m.Reanalyse != nil {
+			re = m.Reanalyse.Games
+		}
+		s.Metrics = append(s.Metrics, fmt.Sprintf("gen %d: %d games (%d targets counted), %d reanalysed, %d steps, window %d, vs %v, best %s",
+			m.Generation, m.SelfPlay.Games, min(m.SelfPlay.Targets, 1), re, m.Train.Steps, min(m.Train.Window, 1), opp, m.Best))
 	}
 	rs, err := ReadResults(dir)
 	if err != nil {
@@ -198,7 +202,7 @@ func summarise(t *testing.T, dir string) runSummary {
 // shard numbers, run ids, checksums).
 func (st State) counters() State {
 	return State{Format: st.Format, Generation: st.Generation, Best: st.Best, Current: st.Current, Step: st.Step,
-		Games: st.Games, SamplesTrained: st.SamplesTrained}
+		Games: st.Games, Reanalysed: st.Reanalysed, SamplesTrained: st.SamplesTrained}
 }
 
 func TestResumeExact(t *testing.T) {
@@ -225,7 +229,7 @@ func TestResumeExact(t *testing.T) {
 	}
 	trace := strings.Split(string(data), "\n")
 	want := summarise(t, ref)
-	if want.State.Games != 4*resumeGens || want.UsesSum != want.State.SamplesTrained || want.UsesSum == 0 || len(want.Leftover) > 0 {
+	if want.State.Games != 4*resumeGens || want.State.Reanalysed != 2*(resumeGens-1) || want.UsesSum != want.State.SamplesTrained || want.UsesSum == 0 || len(want.Leftover) > 0 {
 		t.Fatalf("reference run: %+v", want)
 	}
 	kinds := map[string]int{}

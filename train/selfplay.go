@@ -130,21 +130,11 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	if o.Indices != nil {
 		o.Games = len(o.Indices)
 	}
-	ev := &mcts.NetEvaluator{Net: o.Net.Predict, PolicyLogits: true, WDLLogits: true}
-	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: c.SelfPlay.BatchSize, Wait: time.Millisecond})
+	b, perGame, err := c.selfPlayEvaluator(o.Net)
 	if err != nil {
 		return SelfPlayStats{}, err
 	}
 	defer b.Close()
-	// with a rollout mix, each game's rollouts are seeded by its own game seed (numbered over the
-	// whole run, so also differing per generation): a position recurring across games, such as an
-	// opening, gets fresh random rollouts instead of the same noise every time
-	var perGame func(uint64) mcts.Evaluator
-	if c.SelfPlay.RolloutMix > 0 {
-		perGame = func(seed uint64) mcts.Evaluator {
-			return &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: c.SelfPlay.RolloutPlayouts, Seed: seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
-		}
-	}
 	var st SelfPlayStats
 	var mu sync.Mutex
 	bar := (*progress.Bar)(nil)
@@ -211,6 +201,27 @@ func PlaySelfPlay(ctx context.Context, o SelfPlayOptions) (SelfPlayStats, error)
 	bs := b.Stats()
 	st.Evaluations, st.MeanBatch = bs.Leaves, bs.Mean()
 	return st, err
+}
+
+// selfPlayEvaluator returns the self-play evaluator of net: a batcher that gathers the leaves of
+// all parallel games into network calls of selfplay.batch_size, and, with a rollout mix, the
+// evaluator of each game mixing those calls with random rollouts seeded by the game's seed
+// (numbered over the whole run, so differing per generation: a position recurring across games,
+// such as an opening, gets fresh random rollouts instead of the same noise every time). perGame is
+// nil without a mix. The caller closes the batcher.
+func (c *Config) selfPlayEvaluator(net model.Net) (*mcts.Batcher, func(uint64) mcts.Evaluator, error) {
+	ev := &mcts.NetEvaluator{Net: net.Predict, PolicyLogits: true, WDLLogits: true}
+	b, err := mcts.NewBatcher(ev, mcts.BatcherOptions{MaxBatch: c.SelfPlay.BatchSize, Wait: time.Millisecond})
+	if err != nil {
+		return nil, nil, err
+	}
+	var perGame func(uint64) mcts.Evaluator
+	if c.SelfPlay.RolloutMix > 0 {
+		perGame = func(seed uint64) mcts.Evaluator {
+			return &mcts.Mix{Net: b, Rollout: mcts.Rollout{Playouts: c.SelfPlay.RolloutPlayouts, Seed: seed}, Lambda: float32(c.SelfPlay.RolloutMix)}
+		}
+	}
+	return b, perGame, nil
 }
 
 // gameOrder hands finished games on in the order of their numbers, not the order in which the
