@@ -2,7 +2,6 @@ package selfplay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -73,71 +72,40 @@ func Reanalyse(ctx context.Context, cfg Config, ev mcts.Evaluator, recs []*datas
 	var (
 		mu       sync.Mutex
 		st       ReanalyseStats
-		firstErr error
-		next     int
 		searches atomic.Int64
 	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for w := 0; w < min(opts.Parallel, max(len(recs), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tree, err := mcts.NewTree(sc, ev)
-			if err != nil {
-				mu.Lock()
-				firstErr = errors.Join(firstErr, err)
-				mu.Unlock()
-				cancel()
-				return
-			}
-			for {
-				mu.Lock()
-				if next >= len(recs) || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				k := next
-				next++
-				mu.Unlock()
-				r := recs[k]
-				seed := ReanalyseSeed(opts.Seed, r.ID)
-				if opts.Evaluator != nil {
-					err = tree.SetEvaluator(opts.Evaluator(seed))
-				}
-				var out *datasets.Record
-				var gs ReanalyseStats
-				if err == nil {
-					out, gs, err = reanalyseGame(ctx, cfg.ImprovedValue, cfg.TreeReuse, tree, r, seed, &searches, opts.Progress)
-				}
-				mu.Lock()
-				if err == nil && opts.OnGame != nil {
-					err = opts.OnGame(k, out)
-				}
-				if err != nil {
-					if firstErr == nil && !errors.Is(err, context.Canceled) {
-						firstErr = fmt.Errorf("selfplay: reanalyse game %d (id %d): %w", k, r.ID, err)
-					}
-					mu.Unlock()
-					cancel()
-					return
-				}
-				st.Games++
-				st.Simulations += gs.Simulations
-				st.PolicyChange += gs.PolicyChange
-				st.ValueChange += gs.ValueChange
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	err := parallelTrees(ctx, sc, ev, len(recs), opts.Parallel, nil, func(ctx context.Context, tree *mcts.Tree, k int) error {
+		r := recs[k]
+		seed := ReanalyseSeed(opts.Seed, r.ID)
+		var err error
+		if opts.Evaluator != nil {
+			err = tree.SetEvaluator(opts.Evaluator(seed))
+		}
+		var out *datasets.Record
+		var gs ReanalyseStats
+		if err == nil {
+			out, gs, err = reanalyseGame(ctx, cfg.ImprovedValue, cfg.TreeReuse, tree, r, seed, &searches, opts.Progress)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && opts.OnGame != nil {
+			err = opts.OnGame(k, out)
+		}
+		if err != nil {
+			return fmt.Errorf("selfplay: reanalyse game %d (id %d): %w", k, r.ID, err)
+		}
+		st.Games++
+		st.Simulations += gs.Simulations
+		st.PolicyChange += gs.PolicyChange
+		st.ValueChange += gs.ValueChange
+		return nil
+	})
 	st.Searches = int(searches.Load())
 	st.Elapsed = time.Since(start)
-	if firstErr == nil && ctx.Err() != nil && st.Games < len(recs) {
-		firstErr = context.Cause(ctx)
+	if err == nil && ctx.Err() != nil && st.Games < len(recs) {
+		err = context.Cause(ctx)
 	}
-	return st, firstErr
+	return st, err
 }
 
 // reanalyseGame replays r with tree, searching its training positions; it returns the copy with the

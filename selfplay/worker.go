@@ -134,18 +134,64 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 	var (
 		mu       sync.Mutex
 		st       Stats
+		searches atomic.Int64
+	)
+	err := parallelTrees(ctx, cfg.Search, ev, opts.Games, opts.Parallel, opts.Stop, func(ctx context.Context, tree *mcts.Tree, k int) error {
+		i := index(k)
+		var err error
+		if opts.Evaluator != nil {
+			err = tree.SetEvaluator(opts.Evaluator(GameSeed(opts.Seed, i)))
+		}
+		var g Game
+		var sims int
+		if err == nil {
+			g, sims, err = playSelfplayGame(ctx, cfg, tree, i, opts.Seed, opts.Opponent, &searches, opts.Progress)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && opts.OnGame != nil {
+			err = opts.OnGame(g)
+		}
+		if err != nil {
+			return fmt.Errorf("selfplay: game %d: %w", i, err)
+		}
+		st.Games++
+		st.Actions += len(g.Actions)
+		st.Simulations += sims
+		if g.WouldResign >= 0 {
+			st.Checked++
+			if g.Outcome != winnerOf(env.Color(g.WouldResign).Other()) {
+				st.FalseResigns++
+			}
+		}
+		return nil
+	})
+	st.Searches = int(searches.Load())
+	st.Elapsed = time.Since(start)
+	if err == nil && ctx.Err() != nil && opts.Games > st.Games {
+		err = context.Cause(ctx)
+	}
+	return st, err
+}
+
+// parallelTrees calls work(ctx, tree, k) for k = 0 .. n-1, parallel calls at a time, each worker
+// with its own tree (search config sc, evaluator ev) that it keeps from one call to the next. Before
+// each call it asks stop (if set): true starts no more. The first error (a context cancellation
+// aside) cancels the calls in progress and is returned; work serialises its own results.
+func parallelTrees(ctx context.Context, sc mcts.Config, ev mcts.Evaluator, n, parallel int, stop func() bool, work func(ctx context.Context, tree *mcts.Tree, k int) error) error {
+	var (
+		mu       sync.Mutex
 		firstErr error
 		next     int
-		searches atomic.Int64
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	for w := 0; w < min(opts.Parallel, max(opts.Games, 1)); w++ {
+	for w := 0; w < min(parallel, max(n, 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tree, err := mcts.NewTree(cfg.Search, ev)
+			tree, err := mcts.NewTree(sc, ev)
 			if err != nil {
 				mu.Lock()
 				firstErr = errors.Join(firstErr, err)
@@ -155,53 +201,27 @@ func Run(ctx context.Context, cfg Config, ev mcts.Evaluator, opts RunOptions) (S
 			}
 			for {
 				mu.Lock()
-				if next >= opts.Games || ctx.Err() != nil || (opts.Stop != nil && opts.Stop()) {
+				if next >= n || ctx.Err() != nil || (stop != nil && stop()) {
 					mu.Unlock()
 					return
 				}
-				i := index(next)
+				k := next
 				next++
 				mu.Unlock()
-				if opts.Evaluator != nil {
-					err = tree.SetEvaluator(opts.Evaluator(GameSeed(opts.Seed, i)))
-				}
-				var g Game
-				var sims int
-				if err == nil {
-					g, sims, err = playSelfplayGame(ctx, cfg, tree, i, opts.Seed, opts.Opponent, &searches, opts.Progress)
-				}
-				mu.Lock()
-				if err == nil && opts.OnGame != nil {
-					err = opts.OnGame(g)
-				}
-				if err != nil {
+				if err := work(ctx, tree, k); err != nil {
+					mu.Lock()
 					if firstErr == nil && !errors.Is(err, context.Canceled) {
-						firstErr = fmt.Errorf("selfplay: game %d: %w", i, err)
+						firstErr = err
 					}
 					mu.Unlock()
 					cancel()
 					return
 				}
-				st.Games++
-				st.Actions += len(g.Actions)
-				st.Simulations += sims
-				if g.WouldResign >= 0 {
-					st.Checked++
-					if g.Outcome != winnerOf(env.Color(g.WouldResign).Other()) {
-						st.FalseResigns++
-					}
-				}
-				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	st.Searches = int(searches.Load())
-	st.Elapsed = time.Since(start)
-	if firstErr == nil && ctx.Err() != nil && opts.Games > st.Games {
-		firstErr = context.Cause(ctx)
-	}
-	return st, firstErr
+	return firstErr
 }
 
 func winnerOf(c env.Color) env.Outcome {
