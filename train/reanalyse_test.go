@@ -124,3 +124,27 @@ func TestTrainReanalyse(t *testing.T) {
 		}
 	}
 }
+
+// The generator of a record comes from a shard on disk: any string parses without a panic, and the
+// names the loop writes read back.
+func FuzzGenerationOf(f *testing.F) {
+	for _, s := range []string{"gen-0001", "reanalyse:gen-0042", "gen-", "reanalyse:", "expert:rollout:200-vs-rollout:200", "gen-99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, re, ok := generationOf(s)
+		if !ok {
+			return
+		}
+		if g < 0 {
+			t.Fatalf("generationOf(%q) = %d", s, g)
+		}
+		name := GenName(g)
+		if re {
+			name = ReanalysePrefix + name
+		}
+		if g2, re2, ok2 := generationOf(name); !ok2 || g2 != g || re2 != re {
+			t.Fatalf("%q → %d %v → %q → %d %v %v", s, g, re, name, g2, re2, ok2)
+		}
+	})
+}
