@@ -475,7 +475,8 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 		sum.Policy += loss.Policy
 		sum.Value += loss.Value
 		sum.Total += loss.Total
-		bar.Add(1, fmt.Sprintf("loss %.3f (policy %.3f value %.3f) lr %.2g", loss.Total, loss.Policy, loss.Value, net.LearningRate()))
+		sum.L2 += loss.L2
+		bar.Add(1, fmt.Sprintf("loss %.3f (policy %.3f value %.3f weight decay %.3f) lr %.2g", loss.Total, loss.Policy, loss.Value, loss.L2, net.LearningRate()))
 	}
 	bar.Finish() // at the steps run
 	if tm.StoppedBy == "max_reuse" && o.Progress != nil {
@@ -485,7 +486,7 @@ func trainPhase(ctx context.Context, o Options, net model.Net, w *datasets.Windo
 	el := time.Since(start).Seconds()
 	if tm.Steps > 0 {
 		n := float64(tm.Steps)
-		tm.LossPolicy, tm.LossValue, tm.LossTotal = sum.Policy/n, sum.Value/n, sum.Total/n
+		tm.LossPolicy, tm.LossValue, tm.LossTotal, tm.LossL2 = sum.Policy/n, sum.Value/n, sum.Total/n, sum.L2/n
 		tm.SamplesPerSec = float64(tm.Steps*cfg.BatchSize) / el
 	}
 	tm.LR = net.LearningRate()

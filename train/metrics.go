@@ -65,11 +65,15 @@ type TrainMetrics struct {
 	// generation's training: "steps" (all of them run), "max_reuse" (every position of the replay
 	// window drawn training.max_reuse times: Steps < TargetSteps) or "min_positions" (no step: the
 	// window held fewer positions).
-	TargetSteps   int     `json:"target_steps"`
-	StoppedBy     string  `json:"stopped_by,omitempty"`
+	TargetSteps int    `json:"target_steps"`
+	StoppedBy   string `json:"stopped_by,omitempty"`
+	// LossTotal is policy + value_weight·value (+ score_weight·score) + the weight-decay term
+	// (LossL2: weight_decay/2 · Σ w², which grows with the weights over a long run: compare the
+	// policy and value losses across generations, not the total).
 	LossTotal     float64 `json:"loss"`
 	LossPolicy    float64 `json:"loss_policy"`
 	LossValue     float64 `json:"loss_value"`
+	LossL2        float64 `json:"loss_l2,omitempty"`
 	LR            float64 `json:"lr"`
 	SamplesPerSec float64 `json:"samples_per_s"`
 	Window        int     `json:"window_positions"`
@@ -144,8 +148,8 @@ func (m *Metrics) Summary(total int) string {
 		} else {
 			fmt.Fprintf(&b, "; train %d steps", m.Train.Steps)
 		}
-		fmt.Fprintf(&b, " loss %.3f (policy %.3f, value %.3f) %.0f samples/s",
-			m.Train.LossTotal, m.Train.LossPolicy, m.Train.LossValue, m.Train.SamplesPerSec)
+		fmt.Fprintf(&b, " loss %.3f (policy %.3f, value %.3f, weight decay %.3f) %.0f samples/s",
+			m.Train.LossTotal, m.Train.LossPolicy, m.Train.LossValue, m.Train.LossL2, m.Train.SamplesPerSec)
 	} else {
 		b.WriteString("; train skipped")
 	}
