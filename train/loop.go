@@ -206,7 +206,7 @@ func Train(ctx context.Context, o Options) error {
 		// 1b. Reanalyse: earlier self-play games searched again by the best network
 		if cfg.Reanalyse.Games > 0 {
 			if m.Reanalyse, err = reanalysePhase(ctx, o, best, gdir, window, g); err != nil {
-				return fmt.Errorf("generation %d %w", g, err)
+				return fmt.Errorf("generation %d reanalyse: %w", g, err)
 			}
 			if m.Reanalyse != nil {
 				st.Reanalysed += m.Reanalyse.Games

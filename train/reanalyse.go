@@ -3,7 +3,6 @@ package train
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -101,13 +100,14 @@ func reanalyseCandidates(gdir string, g, k int) ([]*datasets.Record, map[uint64]
 // network, which played g's self-play) with the self-play search, and the copies with the new
 // targets are written to the run's games (generator reanalyse:gen-g, IDs reanalysedID) and added to
 // the window, in draw order, so a seeded run is reproducible and a killed one resumes where it
-// stopped. Nil metrics: nothing to reanalyse yet (the first generation).
+// stopped. Nil metrics: nothing to reanalyse yet (the first generation). The caller prefixes
+// errors with the phase.
 func reanalysePhase(ctx context.Context, o Options, net model.Net, gdir string, w *datasets.Window, g int) (*ReanalyseMetrics, error) {
 	cfg := &o.Config
 	rc := cfg.Reanalyse
 	cands, done, err := reanalyseCandidates(gdir, g, rc.Generations)
 	if err != nil {
-		return nil, fmt.Errorf("reanalyse: %w", err)
+		return nil, err
 	}
 	if len(cands) == 0 {
 		return nil, nil
@@ -169,7 +169,7 @@ func reanalysePhase(ctx context.Context, o Options, net model.Net, gdir string, 
 	}
 	bar.Finish()
 	if err != nil {
-		return nil, fmt.Errorf("reanalyse: %w", err)
+		return nil, err
 	}
 	el := time.Since(start)
 	m.Games += st.Games
