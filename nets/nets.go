@@ -1,5 +1,5 @@
 // Package nets carries the project's reference networks, embedded in every build, one per rules
-// variant: standard.ckpt, the last network of configs/standard.yaml's run (standard rules, the tiny
+// variant: standard.ckpt, the last network of configs/expert-iteration.yaml's run (standard rules, the tiny
 // net; BENCHMARKS.md, "The reference network", has the command, seed and matches that made it), and
 // blitz.ckpt, a tiny net trained for blitz (60 minutes of one core of configs/scaling-blitz-tiny.yaml,
 // the quickstart's recipe; BENCHMARKS.md, "Scaling, blitz"). Each is the player spec "reference" for games of its
