@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -20,18 +21,44 @@ import (
 // startNATSCluster starts n clustered nats-servers with JetStream on loopback (file stores under
 // dir) and waits until JetStream has a meta leader. It returns the servers and the client URL
 // list (comma-separated, as cluster.server and yinsh worker --server take it).
+//
+// The route ports are chosen before the servers start (each server's routes name all of them), so
+// another test can take one in between; a server whose route port is taken never becomes ready.
+// Such an attempt is shut down and the cluster started again on fresh ports, up to 3 times.
 func startNATSCluster(t *testing.T, dir string, n int) ([]*server.Server, string) {
 	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		ports[i] = freePort(t)
+	var errs []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		ports := make([]int, n)
+		for i := range ports {
+			ports[i] = freePort(t)
+		}
+		servers, urls, err := tryNATSCluster(t, filepath.Join(dir, fmt.Sprintf("try%d", attempt)), ports, 10*time.Second)
+		if err == nil {
+			return servers, urls
+		}
+		errs = append(errs, fmt.Sprintf("attempt %d: %v", attempt, err))
 	}
+	t.Fatalf("no NATS cluster started: %s", strings.Join(errs, "; "))
+	return nil, ""
+}
+
+// tryNATSCluster makes one attempt of startNATSCluster: one server on each route port, each given
+// ready to accept connections; on an error it has shut its servers down.
+func tryNATSCluster(t *testing.T, dir string, ports []int, ready time.Duration) (servers []*server.Server, urls string, err error) {
+	n := len(ports)
 	var routes []*url.URL
 	for _, p := range ports {
 		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
 	}
-	var servers []*server.Server
-	var urls []string
+	defer func() {
+		if err != nil {
+			for _, s := range servers {
+				s.Shutdown()
+			}
+		}
+	}()
+	var clients []string
 	for i := range n {
 		ns, err := server.NewServer(&server.Options{
 			ServerName: fmt.Sprintf("n%d", i+1), Host: "127.0.0.1", Port: server.RANDOM_PORT,
@@ -39,30 +66,56 @@ func startNATSCluster(t *testing.T, dir string, n int) ([]*server.Server, string
 			Cluster: server.ClusterOpts{Name: "yinsh", Host: "127.0.0.1", Port: ports[i]}, Routes: routes,
 		})
 		if err != nil {
-			t.Fatal(err)
+			return servers, "", err
 		}
 		ns.Start()
 		t.Cleanup(ns.Shutdown)
-		if !ns.ReadyForConnections(10 * time.Second) {
-			t.Fatalf("server n%d did not start", i+1)
-		}
 		servers = append(servers, ns)
-		urls = append(urls, ns.ClientURL())
+		if !ns.ReadyForConnections(ready) {
+			return servers, "", fmt.Errorf("server n%d (route port %d) did not start in %v", i+1, ports[i], ready)
+		}
+		clients = append(clients, ns.ClientURL())
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		ready, leader := true, false
 		for _, s := range servers {
 			ready = ready && s.JetStreamIsClustered() && s.JetStreamIsCurrent()
 			leader = leader || s.JetStreamIsLeader()
 		}
 		if ready && leader {
-			break
+			return servers, strings.Join(clients, ","), nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the NATS cluster elected no JetStream leader in 20 s")
+			return servers, "", fmt.Errorf("the NATS cluster elected no JetStream leader in 30 s")
 		}
 	}
-	return servers, strings.Join(urls, ",")
+}
+
+// TestNATSClusterTakenRoutePort: the fault startNATSCluster retries on. A route port taken by
+// another listener keeps its server from becoming ready; the attempt fails naming that port and
+// shuts down the servers it started.
+func TestNATSClusterTakenRoutePort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts nats-servers")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().(*net.TCPAddr).Port
+	servers, _, err := tryNATSCluster(t, t.TempDir(), []int{freePort(t), taken}, 2*time.Second)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("server n2 (route port %d) did not start", taken)) {
+		t.Fatalf("error %v, want server n2 on the taken port %d not started", err, taken)
+	}
+	if len(servers) != 2 {
+		t.Fatalf("%d servers returned, want the 2 started", len(servers))
+	}
+	for _, s := range servers {
+		if s.Running() {
+			t.Errorf("server %s still running after the failed attempt", s.Name())
+		}
+	}
 }
 
 // TestReplicatedRunSurvivesAServer: on a cluster of three nats-servers a run with three replicas
