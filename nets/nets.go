@@ -1,6 +1,6 @@
 // Package nets carries the project's reference networks, embedded in every build, one per rules
-// variant: standard.ckpt, the last network of configs/expert-iteration.yaml's run (standard rules, the tiny
-// net; BENCHMARKS.md, "The reference network", has the command, seed and matches that made it), and
+// variant: standard.ckpt, generation 600 of configs/standard.yaml's run from zero (standard rules, the
+// tiny net; BENCHMARKS.md, "The reference network", has the command, seed and matches that made it), and
 // blitz.ckpt, a tiny net trained for blitz (60 minutes of one core of configs/scaling-blitz-tiny.yaml,
 // the quickstart's recipe; BENCHMARKS.md, "Scaling, blitz"). Each is the player spec "reference" for games of its
 // variant, and the default agent of yinsh play, yinsh engine and yinsh serve for them; the strength
