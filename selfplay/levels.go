@@ -83,25 +83,27 @@ func (l Level) Rating(v env.Variant) Rating {
 	return l.Standard
 }
 
-// Levels lists the recipes, Levels[i] is level i+1, with the ratings of the calibration of
-// 2026-12-05 (standard: the reference network of 2026-12-05; blitz: nets/blitz.ckpt; 2,160 games
-// each). The simulations grow about 2.5× a level from level 4, which the calibration found to be
-// 145-230 Elo a level in standard games and 118-226 in blitz, but for level 3, only 61 [17, 105]
-// over level 2 in blitz; levels 1-3 play the network's policy with sampling and blunders.
+// Levels lists the recipes, Levels[i] is level i+1, with the ratings of the calibrations of
+// 2026-12-07 (standard: the reference network of 2026-12-07, configs/standard.yaml's generation
+// 600; 2,200 games) and 2026-12-05 (blitz: nets/blitz.ckpt; 2,160 games). The simulations grow
+// about 2.5× a level from level 4, which the calibrations found to be 134-353 Elo a level in
+// standard games and 118-226 in blitz; the smallest steps are level 3's (108 [62, 155] over level 2
+// in standard games, 61 [17, 105] in blitz); levels 1-3 play the network's policy with sampling and
+// blunders.
 var Levels = [MaxLevel]Level{
 	{N: 1, Sims: 1, Temperature: 0.6, BlunderRate: 0.2, BlunderTopK: 4, RandomRate: 0.05,
-		Standard: Rating{538, 406, 670}, Blitz: Rating{460, 348, 572}},
+		Standard: Rating{617, 445, 790}, Blitz: Rating{460, 348, 572}},
 	{N: 2, Sims: 1, Temperature: 0.25, BlunderRate: 0.1, BlunderTopK: 3,
-		Standard: Rating{682, 545, 820}, Blitz: Rating{636, 518, 754}},
+		Standard: Rating{851, 671, 1030}, Blitz: Rating{636, 518, 754}},
 	{N: 3, Sims: 2, BlunderRate: 0.05, BlunderTopK: 3,
-		Standard: Rating{911, 768, 1055}, Blitz: Rating{697, 576, 818}},
-	{N: 4, Sims: 12, Standard: Rating{1106, 958, 1254}, Blitz: Rating{815, 690, 940}},
-	{N: 5, Sims: 48, Standard: Rating{1273, 1118, 1428}, Blitz: Rating{995, 862, 1128}},
-	{N: 6, Sims: 140, Standard: Rating{1503, 1341, 1665}, Blitz: Rating{1201, 1060, 1342}},
-	{N: 7, Sims: 330, Standard: Rating{1716, 1547, 1885}, Blitz: Rating{1426, 1276, 1576}},
-	{N: 8, Sims: 800, Standard: Rating{1861, 1687, 2035}, Blitz: Rating{1653, 1495, 1810}},
-	{N: 9, Sims: 1900, Standard: Rating{2023, 1844, 2202}, Blitz: Rating{1813, 1649, 1977}},
-	{N: 10, Standard: Rating{2173, 1982, 2364}, Blitz: Rating{1971, 1793, 2148}}, // the full agent: the reference at the command's settings
+		Standard: Rating{959, 777, 1141}, Blitz: Rating{697, 576, 818}},
+	{N: 4, Sims: 12, Standard: Rating{1093, 908, 1278}, Blitz: Rating{815, 690, 940}},
+	{N: 5, Sims: 48, Standard: Rating{1306, 1114, 1498}, Blitz: Rating{995, 862, 1128}},
+	{N: 6, Sims: 140, Standard: Rating{1659, 1455, 1863}, Blitz: Rating{1201, 1060, 1342}},
+	{N: 7, Sims: 330, Standard: Rating{1849, 1640, 2059}, Blitz: Rating{1426, 1276, 1576}},
+	{N: 8, Sims: 800, Standard: Rating{2049, 1835, 2263}, Blitz: Rating{1653, 1495, 1810}},
+	{N: 9, Sims: 1900, Standard: Rating{2250, 2030, 2469}, Blitz: Rating{1813, 1649, 1977}},
+	{N: 10, Standard: Rating{2411, 2182, 2641}, Blitz: Rating{1971, 1793, 2148}}, // the full agent: the reference at the command's settings
 }
 
 // Recipe describes the level in one line.
