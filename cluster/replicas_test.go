@@ -44,7 +44,7 @@ func startNATSCluster(t *testing.T, dir string, n int) ([]*server.Server, string
 }
 
 // tryNATSCluster makes one attempt of startNATSCluster: one server on each route port, each given
-// ready to accept connections; on an error it has shut its servers down.
+// the duration ready to become ready for connections; on an error it has shut its servers down.
 func tryNATSCluster(t *testing.T, dir string, ports []int, ready time.Duration) (servers []*server.Server, urls string, err error) {
 	n := len(ports)
 	var routes []*url.URL
